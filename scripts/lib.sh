@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the cqnotify scripts: paths, the kernel cache, progress lines.
+# shellcheck shell=bash
+
+CQN_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CQN_CACHE=${CQN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cqnotify}
+CQN_BUILD=${CQN_BUILD:-$CQN_TOP/build}
+CQN_T0=${CQN_T0:-$(date +%s)}
+export CQN_TOP CQN_CACHE CQN_BUILD CQN_T0
+
+# cqn_log MSG...: a progress line with the time elapsed since the run started.
+cqn_log()
+{
+	local now=$(($(date +%s) - CQN_T0))
+
+	printf '[%02d:%02d] %s\n' $((now / 60)) $((now % 60)) "$*" >&2
+}
+
+cqn_die()
+{
+	cqn_log "error: $*"
+	exit 1
+}
+
+# cqn_distro_kver: the release of the newest installed Debian kernel image.
+cqn_distro_kver()
+{
+	local v
+
+	v=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' -printf '%f\n' 2>/dev/null |
+		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+	[ -n "$v" ] || return 1
+	echo "$v"
+}
+
+# cqn_kernel_src: the unpacked linux-source-6.1 tree, unpacked on first use.
+cqn_kernel_src()
+{
+	local tarball=/usr/src/linux-source-6.1.tar.xz
+	local ver src
+
+	[ -f "$tarball" ] || cqn_die "$tarball missing: run scripts/install-deps"
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null)
+	src=$CQN_CACHE/linux-source-6.1-$ver
+	if [ ! -f "$src/.unpacked" ]; then
+		cqn_log "unpacking linux-source-6.1 $ver into $src"
+		rm -rf "$src" && mkdir -p "$src"
+		tar -xf "$tarball" -C "$src" --strip-components=1 || cqn_die "unpacking $tarball failed"
+		touch "$src/.unpacked"
+	fi
+	echo "$src"
+}
+
+# cqn_debug_kdir: the object tree of the debug kernel for the current fragment.
+cqn_debug_kdir()
+{
+	local ver hash
+
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null)
+	hash=$( (echo "$ver"; cat "$CQN_TOP/scripts/debug-kernel.config" \
+		"$CQN_TOP/scripts/build-kernel") | sha256sum | cut -c1-12)
+	echo "$CQN_CACHE/kernel-debug-$hash"
+}
