@@ -140,7 +140,7 @@ static void cqn_parse_test_addr(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, cqn_parse_addr("10.77.0.1\n", 10, &ss), 0);
 	KUNIT_EXPECT_EQ(test, ss.ss_family, AF_INET);
-	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, htonl(0x0a4d0001));
+	KUNIT_EXPECT_EQ(test, ntohl(sin->sin_addr.s_addr), 0x0a4d0001U);
 	cqn_format_addr(&ss, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "10.77.0.1");
 

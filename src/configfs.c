@@ -1,15 +1,332 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * configfs: /sys/kernel/config/cqnotify/, where administrators create and
- * configure endpoints. The subsystem holds one default group, endpoints/.
+ * configfs: /sys/kernel/config/cqnotify/endpoints/<name>/, where
+ * administrators create, configure, enable and watch endpoints.
+ *
+ * "enable" is the commit point: while it is 1, writes to the other
+ * attributes fail with -EBUSY. Every store parses strictly and changes
+ * nothing when it fails.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/configfs.h>
 
 #include "cqnotify.h"
+#include "cqn_parse.h"
+
+static inline struct cqn_endpoint *to_cqn_ep(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct cqn_endpoint, group);
+}
+
+static int cqn_ep_bad_value(struct cqn_endpoint *ep, const char *attr, int err,
+			    const char *expected)
+{
+	pr_info_ratelimited("%s: %s: %s value (expected %s)\n",
+			    config_item_name(&ep->group.cg_item), attr,
+			    err == -ERANGE ? "out-of-range" : "invalid", expected);
+	return err;
+}
+
+/* Lock the endpoint for a configuration change; fails while it is enabled. */
+static int cqn_ep_lock_config(struct cqn_endpoint *ep, const char *attr)
+{
+	mutex_lock(&ep->lock);
+	if (ep->enabled) {
+		mutex_unlock(&ep->lock);
+		pr_info_ratelimited("%s: %s cannot change while enabled\n",
+				    config_item_name(&ep->group.cg_item), attr);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static ssize_t cqn_ep_store_u32(struct config_item *item, const char *attr, size_t offset,
+				const char *page, size_t count, u32 min, u32 max)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	char expected[32];
+	u32 v;
+	int ret;
+
+	ret = cqn_parse_u32(page, count, min, max, &v);
+	if (ret) {
+		snprintf(expected, sizeof(expected), "%u..%u", min, max);
+		return cqn_ep_bad_value(ep, attr, ret, expected);
+	}
+	ret = cqn_ep_lock_config(ep, attr);
+	if (ret)
+		return ret;
+	*(u32 *)((char *)&ep->cfg + offset) = v;
+	mutex_unlock(&ep->lock);
+	return count;
+}
+
+static ssize_t cqn_ep_show_u32(struct config_item *item, size_t offset, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	u32 v;
+
+	mutex_lock(&ep->lock);
+	v = *(u32 *)((char *)&ep->cfg + offset);
+	mutex_unlock(&ep->lock);
+	return sysfs_emit(page, "%u\n", v);
+}
+
+static ssize_t cqn_ep_store_choice(struct config_item *item, const char *attr, size_t offset,
+				   const char *const *names, unsigned int n,
+				   const char *page, size_t count)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	unsigned int v;
+	int ret;
+
+	ret = cqn_parse_choice(page, count, names, n, &v);
+	if (ret)
+		return cqn_ep_bad_value(ep, attr, ret, "one of the documented names");
+	ret = cqn_ep_lock_config(ep, attr);
+	if (ret)
+		return ret;
+	*(u32 *)((char *)&ep->cfg + offset) = v;
+	mutex_unlock(&ep->lock);
+	return count;
+}
+
+static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
+				  const char *const *names, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	u32 v;
+
+	mutex_lock(&ep->lock);
+	v = *(u32 *)((char *)&ep->cfg + offset);
+	mutex_unlock(&ep->lock);
+	return sysfs_emit(page, "%s\n", names[v]);
+}
+
+#define CQN_EP_U32_ATTR(name, min, max)						\
+static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
+{										\
+	return cqn_ep_show_u32(item, offsetof(struct cqn_config, name), page);	\
+}										\
+static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
+				     const char *page, size_t count)		\
+{										\
+	return cqn_ep_store_u32(item, #name, offsetof(struct cqn_config, name),	\
+				page, count, min, max);				\
+}										\
+CONFIGFS_ATTR(cqn_ep_, name)
+
+#define CQN_EP_CHOICE_ATTR(name, names, n)					\
+static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
+{										\
+	return cqn_ep_show_choice(item, offsetof(struct cqn_config, name),	\
+				  names, page);					\
+}										\
+static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
+				     const char *page, size_t count)		\
+{										\
+	return cqn_ep_store_choice(item, #name, offsetof(struct cqn_config, name), \
+				   names, n, page, count);			\
+}										\
+CONFIGFS_ATTR(cqn_ep_, name)
+
+CQN_EP_CHOICE_ATTR(role, cqn_role_names, cqn_role_count);
+CQN_EP_CHOICE_ATTR(cq_mode, cqn_cq_mode_names, CQN_CQ_MODE_COUNT);
+CQN_EP_CHOICE_ATTR(workload, cqn_workload_names, cqn_workload_count);
+CQN_EP_U32_ATTR(port, 1, 65535);
+CQN_EP_U32_ATTR(msg_size, 1, CQN_MSG_SIZE_MAX);
+CQN_EP_U32_ATTR(send_depth, 1, CQN_DEPTH_MAX);
+CQN_EP_U32_ATTR(recv_depth, 1, CQN_DEPTH_MAX);
+CQN_EP_U32_ATTR(cq_depth, 1, CQN_CQ_DEPTH_MAX);
+CQN_EP_U32_ATTR(cq_count, 0, U16_MAX);
+CQN_EP_U32_ATTR(cq_period, 0, U16_MAX);
+CQN_EP_U32_ATTR(max_conns, 1, CQN_MAX_CONNS_MAX);
+CQN_EP_U32_ATTR(queue_depth, 1, CQN_DEPTH_MAX);
+CQN_EP_U32_ATTR(iterations, 0, U32_MAX);
+CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX);
+
+static ssize_t cqn_ep_addr_show(struct config_item *item, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	char buf[64];
+
+	mutex_lock(&ep->lock);
+	cqn_format_addr(&ep->cfg.addr, buf, sizeof(buf));
+	mutex_unlock(&ep->lock);
+	return sysfs_emit(page, "%s\n", buf);
+}
+
+static ssize_t cqn_ep_addr_store(struct config_item *item, const char *page, size_t count)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = cqn_parse_addr(page, count, &ss);
+	if (ret)
+		return cqn_ep_bad_value(ep, "addr", ret, "an IPv4 or IPv6 address");
+	ret = cqn_ep_lock_config(ep, "addr");
+	if (ret)
+		return ret;
+	ep->cfg.addr = ss;
+	mutex_unlock(&ep->lock);
+	return count;
+}
+CONFIGFS_ATTR(cqn_ep_, addr);
+
+static ssize_t cqn_ep_verify_show(struct config_item *item, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	bool v;
+
+	mutex_lock(&ep->lock);
+	v = ep->cfg.verify;
+	mutex_unlock(&ep->lock);
+	return sysfs_emit(page, "%d\n", v);
+}
+
+static ssize_t cqn_ep_verify_store(struct config_item *item, const char *page, size_t count)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	bool v;
+	int ret;
+
+	ret = cqn_parse_bool(page, count, &v);
+	if (ret)
+		return cqn_ep_bad_value(ep, "verify", ret, "0 or 1");
+	ret = cqn_ep_lock_config(ep, "verify");
+	if (ret)
+		return ret;
+	ep->cfg.verify = v;
+	mutex_unlock(&ep->lock);
+	return count;
+}
+CONFIGFS_ATTR(cqn_ep_, verify);
+
+static ssize_t cqn_ep_enable_show(struct config_item *item, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	bool v;
+
+	mutex_lock(&ep->lock);
+	v = ep->enabled;
+	mutex_unlock(&ep->lock);
+	return sysfs_emit(page, "%d\n", v);
+}
+
+static ssize_t cqn_ep_enable_store(struct config_item *item, const char *page, size_t count)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	bool v;
+	int ret = 0;
+
+	ret = cqn_parse_bool(page, count, &v);
+	if (ret)
+		return cqn_ep_bad_value(ep, "enable", ret, "0 or 1");
+	mutex_lock(&ep->lock);
+	if (v) {
+		ret = cqn_ep_enable(ep);
+		if (ret == -EBUSY)
+			pr_info_ratelimited("%s: already enabled\n",
+					    config_item_name(&ep->group.cg_item));
+	} else if (ep->enabled) {
+		cqn_ep_disable(ep);
+	}
+	mutex_unlock(&ep->lock);
+	return ret ?: count;
+}
+CONFIGFS_ATTR(cqn_ep_, enable);
+
+static ssize_t cqn_ep_state_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", cqn_ep_state_names[cqn_ep_state(to_cqn_ep(item))]);
+}
+CONFIGFS_ATTR_RO(cqn_ep_, state);
+
+static ssize_t cqn_ep_last_error_show(struct config_item *item, char *page)
+{
+	struct cqn_endpoint *ep = to_cqn_ep(item);
+	char buf[CQN_ERR_LEN];
+
+	spin_lock_irq(&ep->state_lock);
+	strscpy(buf, ep->last_error, sizeof(buf));
+	spin_unlock_irq(&ep->state_lock);
+	return sysfs_emit(page, "%s\n", buf);
+}
+CONFIGFS_ATTR_RO(cqn_ep_, last_error);
+
+static ssize_t cqn_ep_cq_depth_actual_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(to_cqn_ep(item)->cq_depth_actual));
+}
+CONFIGFS_ATTR_RO(cqn_ep_, cq_depth_actual);
+
+static struct configfs_attribute *cqn_ep_attrs[] = {
+	&cqn_ep_attr_role,
+	&cqn_ep_attr_addr,
+	&cqn_ep_attr_port,
+	&cqn_ep_attr_msg_size,
+	&cqn_ep_attr_send_depth,
+	&cqn_ep_attr_recv_depth,
+	&cqn_ep_attr_cq_depth,
+	&cqn_ep_attr_cq_depth_actual,
+	&cqn_ep_attr_cq_mode,
+	&cqn_ep_attr_cq_count,
+	&cqn_ep_attr_cq_period,
+	&cqn_ep_attr_max_conns,
+	&cqn_ep_attr_workload,
+	&cqn_ep_attr_queue_depth,
+	&cqn_ep_attr_iterations,
+	&cqn_ep_attr_duration_ms,
+	&cqn_ep_attr_verify,
+	&cqn_ep_attr_enable,
+	&cqn_ep_attr_state,
+	&cqn_ep_attr_last_error,
+	NULL,
+};
+
+static void cqn_ep_release(struct config_item *item)
+{
+	cqn_ep_destroy(to_cqn_ep(item));
+}
+
+static struct configfs_item_operations cqn_ep_item_ops = {
+	.release = cqn_ep_release,
+};
+
+static const struct config_item_type cqn_ep_type = {
+	.ct_item_ops = &cqn_ep_item_ops,
+	.ct_attrs = cqn_ep_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *cqn_endpoints_make_group(struct config_group *group,
+						     const char *name)
+{
+	struct cqn_endpoint *ep;
+
+	ep = cqn_ep_create(name);
+	if (IS_ERR(ep))
+		return ERR_CAST(ep);
+	config_group_init_type_name(&ep->group, name, &cqn_ep_type);
+	cqn_ep_register(ep);
+	return &ep->group;
+}
+
+static void cqn_endpoints_drop_item(struct config_group *group, struct config_item *item)
+{
+	cqn_ep_unregister(to_cqn_ep(item));
+	config_item_put(item);
+}
+
+static struct configfs_group_operations cqn_endpoints_group_ops = {
+	.make_group = cqn_endpoints_make_group,
+	.drop_item = cqn_endpoints_drop_item,
+};
 
 static const struct config_item_type cqn_endpoints_type = {
+	.ct_group_ops = &cqn_endpoints_group_ops,
 	.ct_owner = THIS_MODULE,
 };
 
@@ -53,6 +370,9 @@ int cqn_configfs_init(void)
 
 /**
  * cqn_configfs_exit() - unregister the configfs subsystem
+ *
+ * configfs holds a module reference for every endpoint directory, so no
+ * endpoint is left when this runs.
  *
  * Context: process context.
  */

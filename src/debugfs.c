@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface.
+ * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface:
+ * "devices", and per endpoint "stats", "latency", "reset" and conns/<id>/.
  * Failures here are never fatal: the module works without debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
 
 #include "cqnotify.h"
+#include "cqn_parse.h"
 
 static struct dentry *cqn_debugfs_root;
 
@@ -17,6 +21,150 @@ static int cqn_devices_seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_devices_seq);
+
+/* The derived lines that follow the counters in every "stats" file. */
+static void cqn_debugfs_print_rates(struct seq_file *m, const struct cqn_stats_sum *sum,
+				    u64 run_ns)
+{
+	u64 msgs = sum->cnt[CQN_STAT_msgs_received];
+
+	seq_printf(m, "run_ms %llu\n", div_u64(run_ns, NSEC_PER_MSEC));
+	seq_printf(m, "msgs_per_sec %llu\n", run_ns ? div64_u64(msgs * NSEC_PER_SEC, run_ns) : 0);
+	seq_printf(m, "cq_events_per_kmsg %llu\n",
+		   msgs ? div64_u64(sum->cnt[CQN_STAT_cq_events] * 1000, msgs) : 0);
+}
+
+static int cqn_ep_stats_show(struct seq_file *m, void *v)
+{
+	struct cqn_endpoint *ep = m->private;
+	struct cqn_stats_sum *sum;
+
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	cqn_ep_stats_sum(ep, sum);
+	cqn_stats_print(m, sum);
+	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
+	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));
+	kfree(sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_stats);
+
+static int cqn_ep_latency_show(struct seq_file *m, void *v)
+{
+	struct cqn_endpoint *ep = m->private;
+	struct cqn_stats_sum *sum;
+
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	cqn_ep_stats_sum(ep, sum);
+	cqn_stats_print_latency(m, sum);
+	kfree(sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_latency);
+
+static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	char buf[8];
+	bool v;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	if (cqn_parse_bool(buf, count, &v) || !v)
+		return -EINVAL;
+	cqn_ep_stats_reset(ep);
+	return count;
+}
+
+static const struct file_operations cqn_ep_reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_reset_write,
+	.llseek = noop_llseek,
+};
+
+static int cqn_conn_stats_show(struct seq_file *m, void *v)
+{
+	struct cqn_conn *conn = m->private;
+	struct cqn_stats_sum *sum;
+
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	cqn_stats_add_to(&conn->stats, sum);
+	seq_printf(m, "peer %s\n", conn->peer);
+	seq_printf(m, "device %s\n", dev_name(&conn->cm_id->device->dev));
+	seq_printf(m, "cq_depth_actual %d\n", conn->cq.cq->cqe);
+	cqn_stats_print(m, sum);
+	kfree(sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
+
+/**
+ * cqn_debugfs_ep_create() - create an endpoint's debugfs directory
+ * @ep: the endpoint
+ *
+ * Context: process context.
+ */
+void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
+{
+	ep->dbg_dir = debugfs_create_dir(config_item_name(&ep->group.cg_item),
+					 cqn_debugfs_root);
+	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
+	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
+	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
+	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
+}
+
+/**
+ * cqn_debugfs_ep_destroy() - remove an endpoint's debugfs directory
+ * @ep: the endpoint
+ *
+ * Waits for readers of its files to finish.
+ *
+ * Context: process context.
+ */
+void cqn_debugfs_ep_destroy(struct cqn_endpoint *ep)
+{
+	debugfs_remove_recursive(ep->dbg_dir);
+	ep->dbg_dir = NULL;
+	ep->dbg_conns = NULL;
+}
+
+/**
+ * cqn_debugfs_conn_create() - create conns/<id>/ for a server connection
+ * @conn: the connection
+ *
+ * Context: process context.
+ */
+void cqn_debugfs_conn_create(struct cqn_conn *conn)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", conn->id);
+	conn->dbg_dir = debugfs_create_dir(name, conn->ep->dbg_conns);
+	debugfs_create_file("stats", 0400, conn->dbg_dir, conn, &cqn_conn_stats_fops);
+}
+
+/**
+ * cqn_debugfs_conn_destroy() - remove a connection's directory
+ * @conn: the connection
+ *
+ * Context: process context.
+ */
+void cqn_debugfs_conn_destroy(struct cqn_conn *conn)
+{
+	debugfs_remove_recursive(conn->dbg_dir);
+	conn->dbg_dir = NULL;
+}
 
 /**
  * cqn_debugfs_init() - create /sys/kernel/debug/cqnotify and its files

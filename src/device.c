@@ -39,6 +39,9 @@ static void cqn_device_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct cqn_device *dev = client_data;
 
+	/* Stop everything on the device before the RDMA core frees it. */
+	cqn_endpoints_device_removed(ibdev);
+
 	mutex_lock(&cqn_devices_lock);
 	list_del(&dev->node);
 	mutex_unlock(&cqn_devices_lock);

@@ -13,9 +13,12 @@ static int __init cqn_init(void)
 {
 	int ret;
 
-	ret = cqn_debugfs_init();
+	ret = cqn_endpoint_init();
 	if (ret)
 		return ret;
+	ret = cqn_debugfs_init();
+	if (ret)
+		goto err_endpoint;
 	ret = cqn_device_init();
 	if (ret)
 		goto err_debugfs;
@@ -29,6 +32,8 @@ err_device:
 	cqn_device_exit();
 err_debugfs:
 	cqn_debugfs_exit();
+err_endpoint:
+	cqn_endpoint_exit();
 	return ret;
 }
 
@@ -37,6 +42,7 @@ static void __exit cqn_exit(void)
 	cqn_configfs_exit();
 	cqn_device_exit();
 	cqn_debugfs_exit();
+	cqn_endpoint_exit();
 	pr_info("unloaded\n");
 }
 

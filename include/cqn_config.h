@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An endpoint's configuration: the values configfs attributes hold, their
+ * ranges and defaults, and the cross-attribute rules checked at enable.
+ * Pure data and pure functions, tested by the KUnit suite cqnotify_config.
+ */
+#ifndef _CQN_CONFIG_H
+#define _CQN_CONFIG_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+/* rdma_client and rdma_server from rdmacm-utils default to this port. */
+#define CQN_DEFAULT_PORT	7471
+#define CQN_MSG_SIZE_MAX	(1024 * 1024)
+/* A queue deeper than this gains nothing on any provider we know. */
+#define CQN_DEPTH_MAX		8192
+#define CQN_CQ_DEPTH_MAX	65536
+#define CQN_MAX_CONNS_MAX	1024
+#define CQN_DURATION_MS_MAX	(24 * 3600 * 1000)
+/* Registered buffers one connection may pin: send + receive rings. */
+#define CQN_CONN_BUF_MAX	(64 * 1024 * 1024)
+
+/**
+ * enum cqn_role - what an endpoint does
+ * @CQN_ROLE_SERVER: listen and echo every message back
+ * @CQN_ROLE_CLIENT: connect, send a workload, verify the echoes
+ */
+enum cqn_role {
+	CQN_ROLE_SERVER,
+	CQN_ROLE_CLIENT,
+};
+
+/**
+ * enum cqn_cq_mode - how the CQ engine learns about completions
+ * @CQN_CQ_EVENT: comp_handler schedules a drain; re-arm after each drain
+ * @CQN_CQ_POLL: a kernel thread busy-polls and never arms
+ * @CQN_CQ_MODE_COUNT: number of modes
+ */
+enum cqn_cq_mode {
+	CQN_CQ_EVENT,
+	CQN_CQ_POLL,
+	CQN_CQ_MODE_COUNT,
+};
+
+/**
+ * enum cqn_workload - what a client sends
+ * @CQN_WL_PINGPONG: one message at a time, the next after its echo
+ * @CQN_WL_STREAM: keep queue_depth messages outstanding
+ */
+enum cqn_workload {
+	CQN_WL_PINGPONG,
+	CQN_WL_STREAM,
+};
+
+/**
+ * struct cqn_config - the attributes of an endpoint
+ * @role: enum cqn_role
+ * @addr: server: bind address (may be any); client: server address
+ * @port: TCP-style port of the rdma_cm service
+ * @msg_size: largest message, bytes
+ * @send_depth: send queue depth (and send buffers)
+ * @recv_depth: receive queue depth (and receive buffers)
+ * @cq_depth: requested CQ entries
+ * @cq_mode: enum cqn_cq_mode
+ * @cq_count: moderation: completions per event (0: off)
+ * @cq_period: moderation: microseconds per event (0: off)
+ * @max_conns: server: connections accepted at once
+ * @workload: client: enum cqn_workload
+ * @queue_depth: client stream: messages outstanding
+ * @iterations: client: messages to send (0: use @duration_ms)
+ * @duration_ms: client: run time when @iterations is 0 (0 with it: forever)
+ * @verify: client: check every echo
+ */
+struct cqn_config {
+	u32 role;
+	struct sockaddr_storage addr;
+	u32 port;
+	u32 msg_size;
+	u32 send_depth;
+	u32 recv_depth;
+	u32 cq_depth;
+	u32 cq_mode;
+	u32 cq_count;
+	u32 cq_period;
+	u32 max_conns;
+	u32 workload;
+	u32 queue_depth;
+	u32 iterations;
+	u32 duration_ms;
+	bool verify;
+};
+
+extern const char *const cqn_role_names[];
+extern const char *const cqn_cq_mode_names[];
+extern const char *const cqn_workload_names[];
+extern const unsigned int cqn_role_count, cqn_workload_count;
+
+void cqn_config_defaults(struct cqn_config *cfg);
+int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len);
+u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
+
+#endif /* _CQN_CONFIG_H */

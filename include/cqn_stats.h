@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-cpu statistics: counters bumped with this_cpu_inc() on the hot path,
+ * summed when debugfs is read, reset by writing 1 to "reset".
+ */
+#ifndef _CQN_STATS_H
+#define _CQN_STATS_H
+
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+#include "cqn_hist.h"
+
+/* The counters, in the order debugfs "stats" prints them. */
+#define CQN_STAT_LIST(X)		\
+	X(msgs_sent)			\
+	X(msgs_received)		\
+	X(msgs_verified)		\
+	X(msg_errors)			\
+	X(err_bad_len)			\
+	X(err_bad_magic)		\
+	X(err_corrupt)			\
+	X(err_lost)			\
+	X(err_stale)			\
+	X(bytes_sent)			\
+	X(bytes_received)		\
+	X(wc_errors)			\
+	X(wc_flushed)			\
+	X(recv_ring_empty)		\
+	X(send_ring_full)		\
+	X(cq_events)			\
+	X(cq_polls)			\
+	X(cq_empty_polls)		\
+	X(cq_spurious_events)		\
+	X(cq_rearm_missed)		\
+	X(cq_async_events)		\
+	X(qp_async_events)		\
+	X(conns_accepted)		\
+	X(conns_rejected)		\
+	X(conns_closed)
+
+#define CQN_STAT_ENUM(name) CQN_STAT_##name,
+/**
+ * enum cqn_stat - one per counter in CQN_STAT_LIST
+ * @CQN_STAT_COUNT: number of counters
+ */
+enum cqn_stat {
+	CQN_STAT_LIST(CQN_STAT_ENUM)
+	CQN_STAT_COUNT
+};
+#undef CQN_STAT_ENUM
+
+/**
+ * struct cqn_stats_pcpu - one CPU's share of a statistics block
+ * @cnt: the counters
+ * @rtt: round-trip-time histogram, nanoseconds
+ * @rtt_max: largest round trip seen on this CPU
+ */
+struct cqn_stats_pcpu {
+	u64 cnt[CQN_STAT_COUNT];
+	u64 rtt[CQN_HIST_BUCKETS];
+	u64 rtt_max;
+};
+
+/**
+ * struct cqn_stats_sum - a statistics block summed over CPUs
+ * @cnt: the counters
+ * @rtt: round-trip-time histogram
+ * @rtt_max: largest round trip
+ */
+struct cqn_stats_sum {
+	u64 cnt[CQN_STAT_COUNT];
+	u64 rtt[CQN_HIST_BUCKETS];
+	u64 rtt_max;
+};
+
+/**
+ * struct cqn_stats - a statistics block (per endpoint, per connection)
+ * @pcpu: per-cpu counters
+ */
+struct cqn_stats {
+	struct cqn_stats_pcpu __percpu *pcpu;
+};
+
+extern const char *const cqn_stat_names[];
+
+int cqn_stats_create(struct cqn_stats *s);
+void cqn_stats_destroy(struct cqn_stats *s);
+void cqn_stats_add_to(const struct cqn_stats *s, struct cqn_stats_sum *sum);
+void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *from);
+void cqn_stats_reset(struct cqn_stats *s);
+void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum);
+void cqn_stats_print_latency(struct seq_file *m, const struct cqn_stats_sum *sum);
+
+/**
+ * cqn_stat_add() - add to a counter of this CPU
+ * @s: the block
+ * @stat: the counter
+ * @v: the amount
+ *
+ * Context: any, including the completion handler.
+ */
+static inline void cqn_stat_add(struct cqn_stats *s, enum cqn_stat stat, u64 v)
+{
+	this_cpu_add(s->pcpu->cnt[stat], v);
+}
+
+/**
+ * cqn_stat_inc() - count one event on this CPU
+ * @s: the block
+ * @stat: the counter
+ *
+ * Context: any, including the completion handler.
+ */
+static inline void cqn_stat_inc(struct cqn_stats *s, enum cqn_stat stat)
+{
+	this_cpu_inc(s->pcpu->cnt[stat]);
+}
+
+/**
+ * cqn_stat_rtt() - record one round trip
+ * @s: the block
+ * @ns: the round-trip time
+ *
+ * Context: any, including the completion handler.
+ */
+static inline void cqn_stat_rtt(struct cqn_stats *s, u64 ns)
+{
+	struct cqn_stats_pcpu *p = get_cpu_ptr(s->pcpu);
+
+	p->rtt[cqn_hist_bucket(ns)]++;
+	if (ns > p->rtt_max)
+		p->rtt_max = ns;
+	put_cpu_ptr(s->pcpu);
+}
+
+#endif /* _CQN_STATS_H */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite cqnotify_config: defaults and the sizing rules checked at enable.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/string.h>
+
+#include "cqn_config.h"
+
+static void cqn_config_test_defaults_valid(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	KUNIT_EXPECT_EQ(test, cfg.port, 7471U);
+	KUNIT_EXPECT_EQ(test, cfg.role, (u32)CQN_ROLE_SERVER);
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	KUNIT_EXPECT_STREQ(test, why, "");
+}
+
+static void cqn_config_test_cq_depth_rule(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	cfg.send_depth = 100;
+	cfg.recv_depth = 27;
+	cfg.cq_depth = 128;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.cq_depth = 127;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cq_depth 127"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "= 128"));
+}
+
+static void cqn_config_test_buffer_limit(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	cfg.msg_size = CQN_MSG_SIZE_MAX;
+	cfg.send_depth = 32;
+	cfg.recv_depth = 32;
+	KUNIT_EXPECT_EQ(test, cqn_config_buf_bytes(&cfg), 64ULL << 20);
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.recv_depth = 33;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -ERANGE);
+	/* The largest depths with the largest message cannot overflow u64 maths. */
+	cfg.send_depth = CQN_DEPTH_MAX;
+	cfg.recv_depth = CQN_DEPTH_MAX;
+	cfg.cq_depth = CQN_CQ_DEPTH_MAX;
+	KUNIT_EXPECT_EQ(test, cqn_config_buf_bytes(&cfg), 2ULL * CQN_DEPTH_MAX * CQN_MSG_SIZE_MAX);
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -ERANGE);
+}
+
+static void cqn_config_test_client_rules(struct kunit *test)
+{
+	struct cqn_config cfg;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&cfg.addr;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	cfg.role = CQN_ROLE_CLIENT;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "addr"));
+	sin->sin_addr.s_addr = htonl(0x0a4d0001);
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+
+	cfg.workload = CQN_WL_STREAM;
+	cfg.queue_depth = cfg.send_depth;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.queue_depth = cfg.send_depth + 1;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	cfg.queue_depth = 8;
+	cfg.recv_depth = 4;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "queue_depth 8"));
+	/* Pingpong keeps one message in flight whatever queue_depth says. */
+	cfg.workload = CQN_WL_PINGPONG;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+}
+
+static void cqn_config_test_ipv6_any_client(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	cfg.role = CQN_ROLE_CLIENT;
+	memset(&cfg.addr, 0, sizeof(cfg.addr));
+	cfg.addr.ss_family = AF_INET6;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+}
+
+static struct kunit_case cqn_config_test_cases[] = {
+	KUNIT_CASE(cqn_config_test_defaults_valid),
+	KUNIT_CASE(cqn_config_test_cq_depth_rule),
+	KUNIT_CASE(cqn_config_test_buffer_limit),
+	KUNIT_CASE(cqn_config_test_client_rules),
+	KUNIT_CASE(cqn_config_test_ipv6_any_client),
+	{}
+};
+
+static struct kunit_suite cqn_config_test_suite = {
+	.name = "cqnotify_config",
+	.test_cases = cqn_config_test_cases,
+};
+
+kunit_test_suite(cqn_config_test_suite);

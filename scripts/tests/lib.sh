@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by the guest test scripts (they run inside scripts/vm-run).
+# A test script sets ALL_TESTS to its test functions and calls cqn_run_tests.
+# Each test prints one line "ok - <script>: <test>" or "not ok - ...: <why>";
+# a test also fails when the kernel printed a splat while it ran.
+# shellcheck shell=bash
+
+CQN_TOP=${CQN_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+CQN_KERNEL=${CQN_KERNEL:-debug}
+CQN_KO_DIR=$CQN_TOP/build/$CQN_KERNEL
+CQN_CFS=/sys/kernel/config/cqnotify
+CQN_DFS=/sys/kernel/debug/cqnotify
+CQN_SPLAT_RE='BUG:|WARNING:|KASAN|circular locking|recursive locking|inconsistent lock state|suspicious RCU|blocked for more than|soft lockup|Oops|general protection|UBSAN|list_add corruption|list_del corruption|ODEBUG|unreferenced object|Kernel panic'
+CQN_TEST_FAILS=0
+
+# fail MSG: record why the current test fails and return non-zero.
+fail()
+{
+	echo "FAIL: $*" >&2
+	return 1
+}
+
+# expect_eq ACTUAL EXPECTED WHAT
+expect_eq()
+{
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+}
+
+# expect_match TEXT REGEX WHAT
+expect_match()
+{
+	grep -qE -- "$2" <<<"$1" || fail "$3: '$2' not found in: $1"
+}
+
+# expect_write FILE VALUE: the write must succeed.
+expect_write()
+{
+	local err
+
+	err=$( { printf '%s' "$2" >"$1"; } 2>&1) || fail "write '$2' to $1 failed: $err"
+}
+
+# expect_write_err FILE VALUE ERRNO_TEXT: the write must fail with that error
+# (e.g. "Invalid argument", "Device or resource busy").
+expect_write_err()
+{
+	local err
+
+	if err=$( { printf '%s' "$2" >"$1"; } 2>&1); then
+		fail "write '$2' to $1 succeeded, expected '$3'"
+		return 1
+	fi
+	expect_match "$err" "$3" "error of write '$2' to $1"
+}
+
+cqn_dmesg_lines()
+{
+	dmesg | wc -l
+}
+
+# cqn_load: insert cqnotify.ko built for this kernel.
+cqn_load()
+{
+	[ -d /sys/module/cqnotify ] && return 0
+	insmod "$CQN_KO_DIR/cqnotify.ko" || fail "insmod cqnotify.ko failed"
+}
+
+# cqn_unload: remove it, and prove it is gone.
+cqn_unload()
+{
+	[ -d /sys/module/cqnotify ] || return 0
+	rmmod cqnotify || fail "rmmod cqnotify failed"
+	[ ! -d /sys/module/cqnotify ] || fail "cqnotify still loaded after rmmod"
+}
+
+# cqn_run_tests: run every function named in ALL_TESTS.
+cqn_run_tests()
+{
+	local script t mark rc log splats
+
+	script=$(basename "$0" .sh)
+	log=/tmp/cqn-test.log
+	for t in $ALL_TESTS; do
+		mark=$(cqn_dmesg_lines)
+		( set -o pipefail; "$t" ) >"$log" 2>&1
+		rc=$?
+		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
+		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
+			echo "ok - $script: $t"
+		else
+			CQN_TEST_FAILS=$((CQN_TEST_FAILS + 1))
+			if [ -n "$splats" ]; then
+				echo "not ok - $script: $t: kernel splat"
+				sed 's/^/#   /' <<<"$splats"
+			else
+				echo "not ok - $script: $t: $(grep -m1 '^FAIL: ' "$log" | cut -c7-)"
+			fi
+			sed 's/^/# /' "$log" | tail -n 20
+		fi
+	done
+	[ "$CQN_TEST_FAILS" -eq 0 ]
+}

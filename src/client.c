@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Client side of a connection: run the workload (pingpong or stream), verify
+ * every echo, and measure round trips.
+ *
+ * Echoes of an RC connection arrive in the order the messages were sent, so
+ * each echo must carry the next expected sequence number; cqn_msg_verify()
+ * tells a lost, duplicated, reordered or corrupted echo from a good one and
+ * each kind is counted (msg_errors and err_*), never ignored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+
+#include "cqnotify.h"
+#include "cqn_msg.h"
+
+static bool cqn_client_more(struct cqn_conn *conn, u64 now)
+{
+	const struct cqn_config *cfg = &conn->ep->cfg;
+
+	if (cfg->iterations)
+		return conn->next_seq < cfg->iterations;
+	if (cfg->duration_ms)
+		return now < READ_ONCE(conn->ep->run_start_ns) +
+			     (u64)cfg->duration_ms * NSEC_PER_MSEC;
+	return true;
+}
+
+/* Post as many messages as the workload allows; conn->lock held. */
+static int cqn_client_pump(struct cqn_conn *conn)
+{
+	const struct cqn_config *cfg = &conn->ep->cfg;
+	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
+	int ret;
+
+	lockdep_assert_held(&conn->lock);
+	while (!conn->finished && conn->established && conn->outstanding < window &&
+	       conn->nfree_send) {
+		u64 now = ktime_get_ns();
+		struct cqn_buf *sb;
+		u64 seq;
+
+		if (!cqn_client_more(conn, now))
+			break;
+		seq = conn->next_seq;
+		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+		cqn_msg_stamp(sb->data, conn->msg_size, seq, now, cfg->verify);
+		sb->len = conn->msg_size;
+		conn->send_ns[seq % conn->nsend] = now;
+		ret = cqn_conn_post_send(conn, sb->idx, sb->len);
+		if (ret) {
+			conn->free_send[conn->nfree_send++] = sb->idx;
+			return ret;
+		}
+		conn->next_seq++;
+		conn->outstanding++;
+	}
+	return 0;
+}
+
+/*
+ * Over when nothing more is to be sent, every echo is in and every send has
+ * completed (an echo can overtake the completion of its own send); then
+ * marks the connection finished. conn->lock held.
+ */
+static bool cqn_client_over(struct cqn_conn *conn, u64 now)
+{
+	lockdep_assert_held(&conn->lock);
+	if (conn->finished || conn->outstanding || conn->nfree_send != conn->nsend ||
+	    cqn_client_more(conn, now))
+		return false;
+	conn->finished = true;
+	return true;
+}
+
+/* The workload is over: record it and close the connection normally. */
+static void cqn_client_finish(struct cqn_conn *conn)
+{
+	cqn_ep_set_state(conn->ep, CQN_EP_DONE);
+	cqn_conn_close(conn, NULL);
+}
+
+/**
+ * cqn_client_start() - the connection is established: start sending
+ * @conn: the connection
+ *
+ * Context: rdma_cm event handler.
+ */
+void cqn_client_start(struct cqn_conn *conn)
+{
+	bool finished;
+	int ret;
+
+	spin_lock_bh(&conn->lock);
+	ret = cqn_client_pump(conn);
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
+	else if (finished)
+		cqn_client_finish(conn);
+}
+
+static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v,
+				   u64 expected, u64 seq)
+{
+	static const enum cqn_stat kind[] = {
+		[CQN_MSG_BAD_LEN] = CQN_STAT_err_bad_len,
+		[CQN_MSG_BAD_MAGIC] = CQN_STAT_err_bad_magic,
+		[CQN_MSG_CORRUPT] = CQN_STAT_err_corrupt,
+		[CQN_MSG_LOST] = CQN_STAT_err_lost,
+		[CQN_MSG_STALE] = CQN_STAT_err_stale,
+	};
+
+	cqn_stat_inc(&conn->stats, CQN_STAT_msg_errors);
+	cqn_stat_inc(&conn->stats, kind[v]);
+	pr_err_ratelimited("%s: echo expected seq %llu: %s (seq %llu)\n",
+			   config_item_name(&conn->ep->group.cg_item), expected,
+			   cqn_msg_verdict_name(v), seq);
+}
+
+/**
+ * cqn_client_recv_done() - an echo arrived: verify it, time it, send more
+ * @cq: the CQ
+ * @wc: the completion
+ *
+ * Context: completion processing of the connection's CQ engine; does not sleep.
+ */
+void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+	struct cqn_conn *conn = rb->conn;
+	const struct cqn_config *cfg = &conn->ep->cfg;
+	enum cqn_msg_verdict v = CQN_MSG_OK;
+	bool ok = cqn_conn_wc_ok(conn, wc);
+	bool finished = false;
+	u64 now = ktime_get_ns();
+	u64 seq, send_ns;
+	int ret;
+
+	spin_lock_bh(&conn->lock);
+	conn->posted_recv--;
+	if (!ok) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
+	if (!conn->posted_recv)
+		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
+
+	seq = conn->expected_seq;
+	if (cfg->verify) {
+		ib_dma_sync_single_for_cpu(conn->cm_id->device, rb->dma, wc->byte_len,
+					   DMA_FROM_DEVICE);
+		v = cqn_msg_verify(rb->data, wc->byte_len, conn->msg_size,
+				   conn->expected_seq, &seq, &send_ns);
+	}
+	if (v == CQN_MSG_OK) {
+		if (cfg->verify)
+			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_verified);
+		cqn_stat_rtt(&conn->stats, now - conn->send_ns[seq % conn->nsend]);
+		conn->expected_seq++;
+	} else {
+		cqn_client_count_error(conn, v, conn->expected_seq, seq);
+		/* Resynchronise on an intact later message; otherwise move on. */
+		if (v == CQN_MSG_LOST)
+			conn->expected_seq = seq + 1;
+		else if (v != CQN_MSG_STALE)
+			conn->expected_seq++;
+	}
+	if (conn->outstanding)
+		conn->outstanding--;
+
+	ret = cqn_conn_post_recv(conn, rb->idx);
+	if (!ret)
+		ret = cqn_client_pump(conn);
+	finished = !ret && cqn_client_over(conn, now);
+	spin_unlock_bh(&conn->lock);
+
+	if (ret)
+		cqn_conn_close(conn, "posting failed: %pe", ERR_PTR(ret));
+	else if (finished)
+		cqn_client_finish(conn);
+}
+
+/**
+ * cqn_client_send_done() - a message left: free its buffer, send more
+ * @cq: the CQ
+ * @wc: the completion
+ *
+ * Context: completion processing of the connection's CQ engine; does not sleep.
+ */
+void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_buf *sb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+	struct cqn_conn *conn = sb->conn;
+	bool finished;
+	int ret;
+
+	if (!cqn_conn_wc_ok(conn, wc))
+		return;
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
+
+	spin_lock_bh(&conn->lock);
+	conn->free_send[conn->nfree_send++] = sb->idx;
+	ret = cqn_client_pump(conn);
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
+	else if (finished)
+		cqn_client_finish(conn);
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_cm: listening and accepting (server), resolving and connecting
+ * (client), and every connection-manager event in between.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+
+#include "cqnotify.h"
+
+/* How long address and route resolution may take. */
+#define CQN_RESOLVE_TIMEOUT_MS	2000
+/* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
+#define CQN_RNR_RETRY_INFINITE	7
+/* Transport retries before a silent peer fails the connection. */
+#define CQN_RETRY_COUNT		7
+/* Connect requests the listener may hold while they are accepted. */
+#define CQN_LISTEN_BACKLOG	128
+
+static const char *cqn_cm_devname(struct rdma_cm_id *id)
+{
+	return id->device ? dev_name(&id->device->dev) : "(none)";
+}
+
+static void cqn_cm_set_port(struct sockaddr_storage *ss, u16 port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+/* Server: a peer asks to connect. The new id's context is the endpoint. */
+static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.rnr_retry_count = CQN_RNR_RETRY_INFINITE,
+	};
+	struct cqn_conn *conn;
+	bool full;
+	int ret;
+
+	spin_lock_irq(&ep->state_lock);
+	full = !ep->accepting || ep->nconns >= ep->cfg.max_conns;
+	spin_unlock_irq(&ep->state_lock);
+	if (full) {
+		ret = -ECONNREFUSED;
+		goto reject;
+	}
+	conn = cqn_conn_create(ep, id);
+	if (IS_ERR(conn)) {
+		ret = PTR_ERR(conn);
+		pr_err_ratelimited("%s: connection from %pISpc failed: %pe\n",
+				   config_item_name(&ep->group.cg_item),
+				   &id->route.addr.dst_addr, conn);
+		goto reject;
+	}
+	ret = cqn_conn_publish(conn);
+	if (ret) {
+		cqn_conn_destroy(conn, false);
+		goto reject;
+	}
+	cqn_debugfs_conn_create(conn);
+	cqn_stat_inc(&ep->stats, CQN_STAT_conns_accepted);
+	ret = rdma_accept(id, &param);
+	if (ret)
+		cqn_conn_close(conn, "accept failed: %pe", ERR_PTR(ret));
+	/* The connection owns the id now; the reaper destroys both. */
+	return 0;
+
+reject:
+	cqn_stat_inc(&ep->stats, CQN_STAT_conns_rejected);
+	pr_info_ratelimited("%s: rejected connection from %pISpc: %pe\n",
+			    config_item_name(&ep->group.cg_item),
+			    &id->route.addr.dst_addr, ERR_PTR(ret));
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	/* Non-zero: the rdma_cm destroys the id. */
+	return ret;
+}
+
+/* Events of a connection (server child id, or a client id with a QP). */
+static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
+			      struct rdma_cm_event *ev)
+{
+	struct cqn_endpoint *ep = conn->ep;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		spin_lock_bh(&conn->lock);
+		conn->established = true;
+		spin_unlock_bh(&conn->lock);
+		if (ep->cfg.role == CQN_ROLE_CLIENT) {
+			cqn_ep_set_state(ep, CQN_EP_RUNNING);
+			cqn_client_start(conn);
+		}
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (ep->cfg.role == CQN_ROLE_CLIENT && !READ_ONCE(conn->finished))
+			cqn_conn_close(conn, "peer disconnected");
+		else
+			cqn_conn_close(conn, NULL);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		cqn_conn_close(conn, "peer rejected: %s", rdma_reject_msg(id, ev->status));
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		cqn_conn_close(conn, "connect failed: %s (%d)", rdma_event_msg(ev->event),
+			       ev->status);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		cqn_conn_close(conn, "device %s removed", cqn_cm_devname(id));
+		break;
+	default:
+		pr_debug("connection %u: %s\n", conn->id, rdma_event_msg(ev->event));
+		break;
+	}
+}
+
+static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.rnr_retry_count = CQN_RNR_RETRY_INFINITE,
+		.retry_count = CQN_RETRY_COUNT,
+	};
+	struct cqn_conn *conn;
+	int ret;
+
+	conn = cqn_conn_create(ep, id);
+	if (IS_ERR(conn)) {
+		cqn_ep_fail(ep, "creating the connection on %s failed: %pe",
+			    cqn_cm_devname(id), conn);
+		return PTR_ERR(conn);
+	}
+	ret = cqn_conn_publish(conn);
+	if (ret) {
+		cqn_conn_destroy(conn, false);
+		return ret;
+	}
+	ret = rdma_connect(id, &param);
+	if (ret)
+		cqn_conn_close(conn, "connect failed: %pe", ERR_PTR(ret));
+	return 0;
+}
+
+/*
+ * Context: rdma_cm event handler (process context, the id's handler_mutex
+ * held). Client ids belong to their endpoint, so this never returns
+ * non-zero for them; a server child id is destroyed by the rdma_cm when
+ * its connect request handler returns non-zero.
+ */
+static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct cqn_endpoint *ep;
+	int ret;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return cqn_cm_connect_request(id->context, id);
+	/* Once a connection exists on an id, its QP does and it is the context. */
+	if (id->qp) {
+		cqn_cm_conn_event(id->context, id, ev);
+		return 0;
+	}
+	ep = id->context;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);
+		if (ret)
+			cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ret));
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		cqn_cm_client_resolved(ep, id);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		cqn_ep_fail(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The ib_client's remove() stops the endpoint and frees the id. */
+		cqn_ep_fail(ep, "device %s removed", cqn_cm_devname(id));
+		break;
+	default:
+		pr_debug("%s: %s\n", config_item_name(&ep->group.cg_item),
+			 rdma_event_msg(ev->event));
+		break;
+	}
+	return 0;
+}
+
+/**
+ * cqn_cm_listen() - start a server endpoint listening
+ * @ep: the endpoint, ep->lock held
+ *
+ * Context: process context.
+ * Return: 0 or -errno (the reason is in last_error).
+ */
+int cqn_cm_listen(struct cqn_endpoint *ep)
+{
+	struct sockaddr_storage addr = ep->cfg.addr;
+	struct rdma_cm_id *id;
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	cqn_cm_set_port(&addr, ep->cfg.port);
+	id = rdma_create_id(&init_net, cqn_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		cqn_ep_fail(ep, "creating the rdma_cm id failed: %pe", id);
+		return PTR_ERR(id);
+	}
+	ret = rdma_bind_addr(id, (struct sockaddr *)&addr);
+	if (ret) {
+		cqn_ep_fail(ep, "bind to %pISpc failed: %pe", &addr, ERR_PTR(ret));
+		goto err_id;
+	}
+	ret = rdma_listen(id, CQN_LISTEN_BACKLOG);
+	if (ret) {
+		cqn_ep_fail(ep, "listen on %pISpc failed: %pe", &addr, ERR_PTR(ret));
+		goto err_id;
+	}
+	ep->cm_id = id;
+	return 0;
+
+err_id:
+	rdma_destroy_id(id);
+	return ret;
+}
+
+/**
+ * cqn_cm_connect() - start a client endpoint: resolve the server's address
+ * @ep: the endpoint, ep->lock held
+ *
+ * The rest (route, connection, workload) follows from rdma_cm events.
+ *
+ * Context: process context.
+ * Return: 0 or -errno (the reason is in last_error).
+ */
+int cqn_cm_connect(struct cqn_endpoint *ep)
+{
+	struct sockaddr_storage addr = ep->cfg.addr;
+	struct rdma_cm_id *id;
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	cqn_cm_set_port(&addr, ep->cfg.port);
+	id = rdma_create_id(&init_net, cqn_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		cqn_ep_fail(ep, "creating the rdma_cm id failed: %pe", id);
+		return PTR_ERR(id);
+	}
+	ep->cm_id = id;
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr, CQN_RESOLVE_TIMEOUT_MS);
+	if (ret) {
+		cqn_ep_fail(ep, "address resolution of %pISpc failed: %pe", &addr, ERR_PTR(ret));
+		ep->cm_id = NULL;
+		rdma_destroy_id(id);
+	}
+	return ret;
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoint configuration: defaults, names, and the rules that tie attributes
+ * together (checked when the endpoint is enabled, not at each store, so the
+ * attributes can be written in any order).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "cqn_config.h"
+
+const char *const cqn_role_names[] = {
+	[CQN_ROLE_SERVER] = "server",
+	[CQN_ROLE_CLIENT] = "client",
+};
+const unsigned int cqn_role_count = ARRAY_SIZE(cqn_role_names);
+
+const char *const cqn_cq_mode_names[] = {
+	[CQN_CQ_EVENT] = "event",
+	[CQN_CQ_POLL] = "poll",
+};
+
+const char *const cqn_workload_names[] = {
+	[CQN_WL_PINGPONG] = "pingpong",
+	[CQN_WL_STREAM] = "stream",
+};
+const unsigned int cqn_workload_count = ARRAY_SIZE(cqn_workload_names);
+
+/**
+ * cqn_config_defaults() - the values a new endpoint starts with
+ * @cfg: filled in
+ *
+ * Context: any.
+ */
+void cqn_config_defaults(struct cqn_config *cfg)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&cfg->addr;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->role = CQN_ROLE_SERVER;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_ANY);
+	cfg->port = CQN_DEFAULT_PORT;
+	cfg->msg_size = 4096;
+	cfg->send_depth = 64;
+	cfg->recv_depth = 64;
+	cfg->cq_depth = 256;
+	cfg->cq_mode = CQN_CQ_EVENT;
+	cfg->max_conns = 16;
+	cfg->workload = CQN_WL_PINGPONG;
+	cfg->queue_depth = 16;
+	cfg->iterations = 1000;
+	cfg->verify = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_config_defaults);
+
+/**
+ * cqn_config_buf_bytes() - registered buffer bytes one connection needs
+ * @cfg: the configuration
+ *
+ * Context: any.
+ * Return: (send_depth + recv_depth) * msg_size.
+ */
+u64 cqn_config_buf_bytes(const struct cqn_config *cfg)
+{
+	return ((u64)cfg->send_depth + cfg->recv_depth) * cfg->msg_size;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_config_buf_bytes);
+
+/**
+ * cqn_config_check() - the rules between attributes, checked at enable
+ * @cfg: the configuration
+ * @why: on failure, a readable reason (also shown as last_error)
+ * @len: size of @why
+ *
+ * The CQ must hold a completion for every send and receive that can be
+ * outstanding plus the one drain request teardown posts, so it can never
+ * overflow; a client cannot keep more messages in flight than it has send
+ * buffers or receive buffers for their echoes.
+ *
+ * Context: any.
+ * Return: 0, -EINVAL for an inconsistent configuration, -ERANGE when the
+ * buffers would exceed CQN_CONN_BUF_MAX.
+ */
+int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
+{
+	u64 need = (u64)cfg->send_depth + cfg->recv_depth + 1;
+
+	if (cfg->cq_depth < need) {
+		snprintf(why, len, "cq_depth %u < send_depth + recv_depth + 1 = %llu",
+			 cfg->cq_depth, need);
+		return -EINVAL;
+	}
+	if (cqn_config_buf_bytes(cfg) > CQN_CONN_BUF_MAX) {
+		snprintf(why, len,
+			 "buffers (send_depth + recv_depth) * msg_size = %llu bytes exceed %u",
+			 cqn_config_buf_bytes(cfg), CQN_CONN_BUF_MAX);
+		return -ERANGE;
+	}
+	if (cfg->role == CQN_ROLE_CLIENT) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&cfg->addr;
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&cfg->addr;
+		bool any;
+
+		if (cfg->addr.ss_family == AF_INET6)
+			any = !memchr_inv(&sin6->sin6_addr, 0, sizeof(sin6->sin6_addr));
+		else
+			any = sin->sin_addr.s_addr == htonl(INADDR_ANY);
+		if (any) {
+			snprintf(why, len, "a client needs the server's address in addr");
+			return -EINVAL;
+		}
+		if (cfg->workload == CQN_WL_STREAM &&
+		    (cfg->queue_depth > cfg->send_depth || cfg->queue_depth > cfg->recv_depth)) {
+			snprintf(why, len, "queue_depth %u > send_depth %u or recv_depth %u",
+				 cfg->queue_depth, cfg->send_depth, cfg->recv_depth);
+			return -EINVAL;
+		}
+	}
+	if (len)
+		why[0] = '\0';
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_config_check);

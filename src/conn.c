@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: the RC QP, its CQ engine, DMA-mapped message rings, and the
+ * single path by which a connection dies (close, then the endpoint's reaper).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "cqnotify.h"
+#include "cqn_msg.h"
+
+static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
+			       enum dma_data_direction dir)
+{
+	struct ib_device *dev = conn->cm_id->device;
+	u32 i;
+
+	if (!ring)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!ring[i].data)
+			continue;
+		if (ring[i].dma)
+			ib_dma_unmap_single(dev, ring[i].dma, conn->msg_size, dir);
+		kfree(ring[i].data);
+	}
+	kfree(ring);
+}
+
+static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
+					   enum dma_data_direction dir,
+					   void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *dev = conn->cm_id->device;
+	struct cqn_buf *ring;
+	u32 i;
+
+	ring = kcalloc(n, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct cqn_buf *b = &ring[i];
+
+		b->conn = conn;
+		b->idx = i;
+		b->cqe.done = done;
+		b->data = kzalloc(conn->msg_size, GFP_KERNEL);
+		if (!b->data)
+			goto err;
+		if (dir == DMA_TO_DEVICE)
+			cqn_msg_init_payload(b->data, conn->msg_size);
+		b->dma = ib_dma_map_single(dev, b->data, conn->msg_size, dir);
+		if (ib_dma_mapping_error(dev, b->dma)) {
+			b->dma = 0;
+			goto err;
+		}
+	}
+	return ring;
+err:
+	cqn_conn_free_ring(conn, ring, n, dir);
+	return NULL;
+}
+
+/**
+ * cqn_conn_post_recv() - post receive buffer @idx
+ * @conn: the connection
+ * @idx: index in the receive ring
+ *
+ * Context: any; caller holds conn->lock or owns the connection exclusively.
+ * Return: 0 or -errno from the provider.
+ */
+int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx)
+{
+	struct cqn_buf *b = &conn->rbufs[idx];
+	struct ib_sge sge = {
+		.addr = b->dma,
+		.length = conn->msg_size,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &b->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	ret = ib_post_recv(conn->qp, &wr, NULL);
+	if (!ret)
+		conn->posted_recv++;
+	return ret;
+}
+
+/**
+ * cqn_conn_post_send() - post send buffer @idx with @len bytes
+ * @conn: the connection
+ * @idx: index in the send ring
+ * @len: bytes to send (may be 0)
+ *
+ * Context: any; caller holds conn->lock.
+ * Return: 0 or -errno from the provider.
+ */
+int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len)
+{
+	struct cqn_buf *b = &conn->sbufs[idx];
+	struct ib_sge sge = {
+		.addr = b->dma,
+		.length = len,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &b->cqe,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	ib_dma_sync_single_for_device(conn->cm_id->device, b->dma, len, DMA_TO_DEVICE);
+	return ib_post_send(conn->qp, &wr, NULL);
+}
+
+/**
+ * cqn_conn_wc_ok() - sort a work completion by status
+ * @conn: the connection
+ * @wc: the completion
+ *
+ * Success goes on; a flush (teardown) is counted quietly; any other status
+ * is counted, logged (ratelimited) and closes the connection.
+ *
+ * Context: completion processing; does not sleep.
+ * Return: true if @wc succeeded.
+ */
+bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
+{
+	if (likely(wc->status == IB_WC_SUCCESS))
+		return true;
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
+		return false;
+	}
+	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
+	pr_err_ratelimited("%s: connection %u (%s): %s completion failed: %s (vendor 0x%x)\n",
+			   config_item_name(&conn->ep->group.cg_item), conn->id, conn->peer,
+			   wc->opcode & IB_WC_RECV ? "receive" : "send",
+			   ib_wc_status_msg(wc->status), wc->vendor_err);
+	cqn_conn_close(conn, "wc status: %s", ib_wc_status_msg(wc->status));
+	return false;
+}
+
+/* Context: the provider's event context, possibly atomic. */
+static void cqn_conn_qp_event(struct ib_event *event, void *ctx)
+{
+	struct cqn_conn *conn = ctx;
+
+	cqn_stat_inc(&conn->stats, CQN_STAT_qp_async_events);
+	switch (event->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		cqn_conn_close(conn, "QP event: %s", ib_event_msg(event->event));
+		break;
+	default:
+		pr_debug("QP event %s\n", ib_event_msg(event->event));
+		break;
+	}
+}
+
+static void cqn_conn_cq_fatal(void *owner, const char *why)
+{
+	cqn_conn_close(owner, "%s", why);
+}
+
+/**
+ * cqn_conn_create() - build a connection on an rdma_cm id
+ * @ep: the endpoint
+ * @cm_id: an id whose route is resolved (client) or that carries a connect
+ *	request (server); the connection becomes its context
+ *
+ * Allocates the PD, the CQ engine, the RC QP and both rings, and posts every
+ * receive buffer. The CQ engine is started; the caller connects or accepts.
+ *
+ * Context: process context (rdma_cm event handler).
+ * Return: the connection or ERR_PTR(-errno); on error nothing is left behind
+ * and @cm_id is untouched.
+ */
+struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id)
+{
+	const struct cqn_config *cfg = &ep->cfg;
+	bool server = cfg->role == CQN_ROLE_SERVER;
+	struct ib_qp_init_attr qp_attr = {};
+	struct cqn_conn *conn;
+	char name[32];
+	u32 i;
+	int ret;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return ERR_PTR(-ENOMEM);
+	conn->ep = ep;
+	conn->cm_id = cm_id;
+	conn->msg_size = cfg->msg_size;
+	conn->nsend = cfg->send_depth;
+	conn->nrecv = cfg->recv_depth;
+	INIT_LIST_HEAD(&conn->node);
+	/* Not closable until cqn_conn_publish() puts it on the endpoint. */
+	conn->dead = true;
+	conn->owns_id = server;
+	spin_lock_init(&conn->lock);
+	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
+
+	ret = cqn_stats_create(&conn->stats);
+	if (ret)
+		goto err_free;
+
+	conn->free_send = kcalloc(conn->nsend, sizeof(u32), GFP_KERNEL);
+	conn->pending = kcalloc(conn->nrecv, sizeof(u32), GFP_KERNEL);
+	conn->send_ns = kcalloc(conn->nsend, sizeof(u64), GFP_KERNEL);
+	if (!conn->free_send || !conn->pending || !conn->send_ns) {
+		ret = -ENOMEM;
+		goto err_arrays;
+	}
+	for (i = 0; i < conn->nsend; i++)
+		conn->free_send[i] = conn->nsend - 1 - i;
+	conn->nfree_send = conn->nsend;
+
+	conn->pd = ib_alloc_pd(cm_id->device, 0);
+	if (IS_ERR(conn->pd)) {
+		ret = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		goto err_arrays;
+	}
+
+	spin_lock_irq(&ep->state_lock);
+	conn->id = ep->next_conn_id++;
+	spin_unlock_irq(&ep->state_lock);
+	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg,
+			    conn->id % max(cm_id->device->num_comp_vectors, 1),
+			    &conn->stats, cqn_conn_cq_fatal, conn);
+	if (ret)
+		goto err_pd;
+	/* The provider may round the size up; show what it gave. */
+	WRITE_ONCE(ep->cq_depth_actual, conn->cq.cq->cqe);
+
+	qp_attr.event_handler = cqn_conn_qp_event;
+	qp_attr.qp_context = conn;
+	qp_attr.send_cq = conn->cq.cq;
+	qp_attr.recv_cq = conn->cq.cq;
+	/* One extra entry on each queue for the drain request of teardown. */
+	qp_attr.cap.max_send_wr = conn->nsend + 1;
+	qp_attr.cap.max_recv_wr = conn->nrecv + 1;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(cm_id, conn->pd, &qp_attr);
+	if (ret)
+		goto err_cq;
+	conn->qp = cm_id->qp;
+
+	ret = -ENOMEM;
+	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE,
+					  server ? cqn_server_send_done : cqn_client_send_done);
+	if (!conn->sbufs)
+		goto err_qp;
+	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE,
+					  server ? cqn_server_recv_done : cqn_client_recv_done);
+	if (!conn->rbufs)
+		goto err_sbufs;
+
+	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
+	ret = cqn_cq_start(&conn->cq, name);
+	if (ret)
+		goto err_rbufs;
+
+	for (i = 0; i < conn->nrecv; i++) {
+		ret = cqn_conn_post_recv(conn, i);
+		if (ret)
+			goto err_drain;
+	}
+	cm_id->context = conn;
+	return conn;
+
+err_drain:
+	ib_drain_qp(conn->qp);
+	cqn_cq_stop(&conn->cq);
+err_rbufs:
+	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
+err_sbufs:
+	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
+err_qp:
+	rdma_destroy_qp(cm_id);
+err_cq:
+	cqn_cq_destroy(&conn->cq);
+err_pd:
+	ib_dealloc_pd(conn->pd);
+err_arrays:
+	kfree(conn->send_ns);
+	kfree(conn->pending);
+	kfree(conn->free_send);
+	cqn_stats_destroy(&conn->stats);
+err_free:
+	kfree(conn);
+	return ERR_PTR(ret);
+}
+
+/**
+ * cqn_conn_destroy() - tear a connection down, in the reverse order of create
+ * @conn: the connection, no longer on any endpoint list
+ * @destroy_id: also destroy its rdma_cm id (false when the rdma_cm will,
+ *	because a handler returns non-zero)
+ *
+ * Disconnects, drains the QP so that every posted work request completes
+ * exactly once (flushed ones are counted), then frees everything.
+ *
+ * Context: process context, not an rdma_cm handler of this id when
+ * @destroy_id is true.
+ */
+void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
+{
+	struct cqn_endpoint *ep = conn->ep;
+	unsigned long flags;
+
+	if (conn->established)
+		rdma_disconnect(conn->cm_id);
+	ib_drain_qp(conn->qp);
+	cqn_cq_stop(&conn->cq);
+	cqn_debugfs_conn_destroy(conn);
+	rdma_destroy_qp(conn->cm_id);
+	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
+	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
+	cqn_cq_destroy(&conn->cq);
+	ib_dealloc_pd(conn->pd);
+	if (destroy_id && conn->owns_id)
+		rdma_destroy_id(conn->cm_id);
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	cqn_stats_add_to(&conn->stats, &ep->retired);
+	ep->retired.cnt[CQN_STAT_conns_closed]++;
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+
+	kfree(conn->send_ns);
+	kfree(conn->pending);
+	kfree(conn->free_send);
+	cqn_stats_destroy(&conn->stats);
+	kfree(conn);
+}
+
+/**
+ * cqn_conn_publish() - put a new connection on its endpoint's list
+ * @conn: the connection, fresh from cqn_conn_create()
+ *
+ * Context: process context.
+ * Return: 0, or -ECONNREFUSED when the endpoint is stopping or already has
+ * max_conns connections (the caller then destroys @conn).
+ */
+int cqn_conn_publish(struct cqn_conn *conn)
+{
+	struct cqn_endpoint *ep = conn->ep;
+	int ret = -ECONNREFUSED;
+
+	spin_lock_irq(&ep->state_lock);
+	if (ep->accepting && ep->nconns < ep->cfg.max_conns) {
+		list_add_tail(&conn->node, &ep->conns);
+		ep->nconns++;
+		conn->dead = false;
+		ret = 0;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	return ret;
+}
+
+/**
+ * cqn_conn_close() - mark a connection for teardown by the endpoint's reaper
+ * @conn: the connection
+ * @fmt: why, or NULL for a normal close; for a client an error reason puts
+ *	the endpoint in the error state with that reason as last_error
+ * @...: arguments for @fmt
+ *
+ * Idempotent: the first call wins, later ones do nothing.
+ *
+ * Context: any (completion handler, event handler, process).
+ */
+void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
+{
+	struct cqn_endpoint *ep = conn->ep;
+	unsigned long flags;
+	bool first = false;
+	va_list args;
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	if (!conn->dead) {
+		conn->dead = true;
+		first = true;
+		list_move_tail(&conn->node, &ep->dead);
+		ep->nconns--;
+		if (fmt && ep->cfg.role == CQN_ROLE_CLIENT && ep->state != CQN_EP_ERROR) {
+			va_start(args, fmt);
+			vsnprintf(ep->last_error, sizeof(ep->last_error), fmt, args);
+			va_end(args);
+			ep->state = CQN_EP_ERROR;
+			ep->run_end_ns = ktime_get_ns();
+		}
+	}
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+	if (first)
+		cqn_ep_queue_reap(ep);
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints: create and destroy, enable and disable, the state shown to the
+ * administrator, the reaper that destroys connections, and what happens to
+ * endpoints when their RDMA device goes away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "cqnotify.h"
+
+/* CQ processing (event-mode drains): high priority, never blocks long. */
+struct workqueue_struct *cqn_wq;
+/* Connection teardown: sleeps while QPs drain, so it lives apart. */
+static struct workqueue_struct *cqn_reap_wq;
+
+/* protects cqn_endpoints */
+static DEFINE_MUTEX(cqn_endpoints_lock);
+static LIST_HEAD(cqn_endpoints);
+
+const char *const cqn_ep_state_names[] = {
+	[CQN_EP_IDLE] = "idle",
+	[CQN_EP_CONNECTING] = "connecting",
+	[CQN_EP_RUNNING] = "running",
+	[CQN_EP_DONE] = "done",
+	[CQN_EP_ERROR] = "error",
+};
+
+static const char *cqn_ep_name(struct cqn_endpoint *ep)
+{
+	return config_item_name(&ep->group.cg_item);
+}
+
+/**
+ * cqn_ep_fail() - put an endpoint in the error state with a reason
+ * @ep: the endpoint
+ * @fmt: the reason, shown in last_error and logged (ratelimited)
+ * @...: arguments for @fmt
+ *
+ * The first error of a run wins. Resources are not released here.
+ *
+ * Context: any.
+ */
+void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...)
+{
+	char why[CQN_ERR_LEN];
+	unsigned long flags;
+	bool first = false;
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(why, sizeof(why), fmt, args);
+	va_end(args);
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	if (ep->state != CQN_EP_ERROR) {
+		strscpy(ep->last_error, why, sizeof(ep->last_error));
+		ep->state = CQN_EP_ERROR;
+		if (!ep->run_end_ns)
+			ep->run_end_ns = ktime_get_ns();
+		first = true;
+	}
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+	if (first)
+		pr_err_ratelimited("%s: %s\n", cqn_ep_name(ep), why);
+}
+
+/**
+ * cqn_ep_set_state() - move a running endpoint to @state
+ * @ep: the endpoint
+ * @state: CQN_EP_RUNNING (client connected) or CQN_EP_DONE (workload over)
+ *
+ * An endpoint in the error state stays there.
+ *
+ * Context: any.
+ */
+void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	if (ep->state != CQN_EP_ERROR) {
+		if (state == CQN_EP_RUNNING)
+			WRITE_ONCE(ep->run_start_ns, ktime_get_ns());
+		if (state == CQN_EP_DONE)
+			ep->run_end_ns = ktime_get_ns();
+		ep->state = state;
+	}
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+}
+
+/**
+ * cqn_ep_state() - the endpoint's state
+ * @ep: the endpoint
+ *
+ * Context: any.
+ * Return: an enum cqn_ep_state value.
+ */
+u32 cqn_ep_state(struct cqn_endpoint *ep)
+{
+	return READ_ONCE(ep->state);
+}
+
+/**
+ * cqn_ep_run_ns() - how long the current (or last) run has lasted
+ * @ep: the endpoint
+ *
+ * Context: any.
+ * Return: nanoseconds, 0 if it never ran.
+ */
+u64 cqn_ep_run_ns(struct cqn_endpoint *ep)
+{
+	unsigned long flags;
+	u64 start, end;
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	start = ep->run_start_ns;
+	end = ep->run_end_ns ?: ktime_get_ns();
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+	return start && end > start ? end - start : 0;
+}
+
+/**
+ * cqn_ep_stats_sum() - the endpoint's counters: its own, its connections'
+ * and those of connections already closed
+ * @ep: the endpoint
+ * @sum: zeroed by the caller, filled in
+ *
+ * Context: process context.
+ */
+void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
+{
+	struct cqn_conn *conn;
+
+	cqn_stats_add_to(&ep->stats, sum);
+	spin_lock_irq(&ep->state_lock);
+	cqn_stats_sum_add(sum, &ep->retired);
+	list_for_each_entry(conn, &ep->conns, node)
+		cqn_stats_add_to(&conn->stats, sum);
+	list_for_each_entry(conn, &ep->dead, node)
+		cqn_stats_add_to(&conn->stats, sum);
+	spin_unlock_irq(&ep->state_lock);
+}
+
+/**
+ * cqn_ep_stats_reset() - zero every counter of the endpoint
+ * @ep: the endpoint
+ *
+ * Context: process context.
+ */
+void cqn_ep_stats_reset(struct cqn_endpoint *ep)
+{
+	struct cqn_conn *conn;
+
+	cqn_stats_reset(&ep->stats);
+	spin_lock_irq(&ep->state_lock);
+	memset(&ep->retired, 0, sizeof(ep->retired));
+	list_for_each_entry(conn, &ep->conns, node)
+		cqn_stats_reset(&conn->stats);
+	list_for_each_entry(conn, &ep->dead, node)
+		cqn_stats_reset(&conn->stats);
+	spin_unlock_irq(&ep->state_lock);
+}
+
+static void cqn_ep_reap_work(struct work_struct *work)
+{
+	struct cqn_endpoint *ep = container_of(work, struct cqn_endpoint, reap_work);
+	struct cqn_conn *conn;
+
+	for (;;) {
+		spin_lock_irq(&ep->state_lock);
+		conn = list_first_entry_or_null(&ep->dead, struct cqn_conn, node);
+		if (conn)
+			list_del_init(&conn->node);
+		spin_unlock_irq(&ep->state_lock);
+		if (!conn)
+			break;
+		cqn_conn_destroy(conn, true);
+	}
+}
+
+/* Close every connection (on @ibdev only, if given) and wait until they are gone. */
+static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
+			       const char *why)
+{
+	struct cqn_conn *conn, *tmp;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry_safe(conn, tmp, &ep->conns, node) {
+		if (ibdev && conn->cm_id->device != ibdev)
+			continue;
+		conn->dead = true;
+		list_move_tail(&conn->node, &ep->dead);
+		ep->nconns--;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	if (why && ep->cfg.role == CQN_ROLE_CLIENT)
+		cqn_ep_fail(ep, "%s", why);
+	queue_work(cqn_reap_wq, &ep->reap_work);
+	flush_work(&ep->reap_work);
+}
+
+/* Release everything a run holds; the state is left as it is. */
+static void cqn_ep_stop(struct cqn_endpoint *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	spin_lock_irq(&ep->state_lock);
+	ep->accepting = false;
+	spin_unlock_irq(&ep->state_lock);
+
+	cqn_ep_close_conns(ep, NULL, NULL);
+	if (ep->cm_id) {
+		/* Waits for its handlers; they can no longer add connections. */
+		rdma_destroy_id(ep->cm_id);
+		ep->cm_id = NULL;
+	}
+	flush_work(&ep->reap_work);
+
+	spin_lock_irq(&ep->state_lock);
+	if (!ep->run_end_ns && ep->run_start_ns)
+		ep->run_end_ns = ktime_get_ns();
+	spin_unlock_irq(&ep->state_lock);
+}
+
+/**
+ * cqn_ep_queue_reap() - have the reaper destroy the endpoint's dead connections
+ * @ep: the endpoint
+ *
+ * Context: any.
+ */
+void cqn_ep_queue_reap(struct cqn_endpoint *ep)
+{
+	queue_work(cqn_reap_wq, &ep->reap_work);
+}
+
+/**
+ * cqn_ep_enable() - start an endpoint: listen (server) or connect (client)
+ * @ep: the endpoint, ep->lock held
+ *
+ * Statistics start again from zero with each run.
+ *
+ * Context: process context.
+ * Return: 0; -EBUSY if already enabled; -EINVAL or -ERANGE for a
+ * configuration that breaks a rule (last_error says which); or the -errno
+ * of the rdma_cm (the endpoint is then in the error state).
+ */
+int cqn_ep_enable(struct cqn_endpoint *ep)
+{
+	char why[CQN_ERR_LEN];
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	if (ep->enabled)
+		return -EBUSY;
+	ret = cqn_config_check(&ep->cfg, why, sizeof(why));
+	if (ret) {
+		pr_err_ratelimited("%s: cannot enable: %s\n", cqn_ep_name(ep), why);
+		spin_lock_irq(&ep->state_lock);
+		strscpy(ep->last_error, why, sizeof(ep->last_error));
+		spin_unlock_irq(&ep->state_lock);
+		return ret;
+	}
+
+	cqn_ep_stats_reset(ep);
+	spin_lock_irq(&ep->state_lock);
+	ep->accepting = true;
+	ep->last_error[0] = '\0';
+	ep->run_start_ns = ep->cfg.role == CQN_ROLE_SERVER ? ktime_get_ns() : 0;
+	ep->run_end_ns = 0;
+	ep->state = ep->cfg.role == CQN_ROLE_SERVER ? CQN_EP_RUNNING : CQN_EP_CONNECTING;
+	spin_unlock_irq(&ep->state_lock);
+
+	if (ep->cfg.role == CQN_ROLE_SERVER)
+		ret = cqn_cm_listen(ep);
+	else
+		ret = cqn_cm_connect(ep);
+	if (ret) {
+		cqn_ep_stop(ep);
+		return ret;
+	}
+	ep->enabled = true;
+	return 0;
+}
+
+/**
+ * cqn_ep_disable() - stop an endpoint and release everything it holds
+ * @ep: the endpoint, ep->lock held
+ *
+ * Every connection is disconnected and drained (every posted work request
+ * completes, flushed ones are counted) before it is destroyed. last_error
+ * is kept for the administrator to read.
+ *
+ * Context: process context.
+ */
+void cqn_ep_disable(struct cqn_endpoint *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	cqn_ep_stop(ep);
+	spin_lock_irq(&ep->state_lock);
+	ep->state = CQN_EP_IDLE;
+	spin_unlock_irq(&ep->state_lock);
+	ep->enabled = false;
+}
+
+/**
+ * cqn_endpoints_device_removed() - an RDMA device is going away
+ * @ibdev: the device
+ *
+ * Connections on it are closed and destroyed before this returns; an
+ * endpoint whose own id is bound to it (a client, or a server bound to one
+ * of its addresses) stops with last_error "device <name> removed".
+ *
+ * Context: process context (the ib_client's remove()).
+ */
+void cqn_endpoints_device_removed(struct ib_device *ibdev)
+{
+	struct cqn_endpoint *ep;
+	char why[CQN_ERR_LEN];
+
+	snprintf(why, sizeof(why), "device %s removed", dev_name(&ibdev->dev));
+	mutex_lock(&cqn_endpoints_lock);
+	list_for_each_entry(ep, &cqn_endpoints, node) {
+		mutex_lock(&ep->lock);
+		if (ep->cm_id && ep->cm_id->device == ibdev) {
+			cqn_ep_fail(ep, "%s", why);
+			cqn_ep_stop(ep);
+		} else {
+			cqn_ep_close_conns(ep, ibdev, why);
+		}
+		mutex_unlock(&ep->lock);
+	}
+	mutex_unlock(&cqn_endpoints_lock);
+}
+
+/**
+ * cqn_ep_create() - a new, idle endpoint with the default configuration
+ * @name: the configfs directory name
+ *
+ * The caller initialises ep->group with @name before the endpoint is used.
+ *
+ * Context: process context.
+ * Return: the endpoint or ERR_PTR(-ENOMEM).
+ */
+struct cqn_endpoint *cqn_ep_create(const char *name)
+{
+	struct cqn_endpoint *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	if (cqn_stats_create(&ep->stats)) {
+		kfree(ep);
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_init(&ep->lock);
+	spin_lock_init(&ep->state_lock);
+	INIT_LIST_HEAD(&ep->conns);
+	INIT_LIST_HEAD(&ep->dead);
+	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
+	cqn_config_defaults(&ep->cfg);
+	ep->state = CQN_EP_IDLE;
+	return ep;
+}
+
+/**
+ * cqn_ep_register() - make a new endpoint visible (debugfs, device removal)
+ * @ep: the endpoint, its configfs group initialised
+ *
+ * Context: process context.
+ */
+void cqn_ep_register(struct cqn_endpoint *ep)
+{
+	cqn_debugfs_ep_create(ep);
+	mutex_lock(&cqn_endpoints_lock);
+	list_add_tail(&ep->node, &cqn_endpoints);
+	mutex_unlock(&cqn_endpoints_lock);
+}
+
+/**
+ * cqn_ep_unregister() - stop an endpoint that is being removed (rmdir)
+ * @ep: the endpoint
+ *
+ * Context: process context.
+ */
+void cqn_ep_unregister(struct cqn_endpoint *ep)
+{
+	mutex_lock(&cqn_endpoints_lock);
+	list_del(&ep->node);
+	mutex_unlock(&cqn_endpoints_lock);
+
+	mutex_lock(&ep->lock);
+	if (ep->enabled)
+		cqn_ep_disable(ep);
+	mutex_unlock(&ep->lock);
+	cqn_debugfs_ep_destroy(ep);
+}
+
+/**
+ * cqn_ep_destroy() - free an endpoint (configfs release)
+ * @ep: the endpoint, unregistered
+ *
+ * Context: process context.
+ */
+void cqn_ep_destroy(struct cqn_endpoint *ep)
+{
+	cancel_work_sync(&ep->reap_work);
+	cqn_stats_destroy(&ep->stats);
+	mutex_destroy(&ep->lock);
+	kfree(ep);
+}
+
+/**
+ * cqn_endpoint_init() - create the module's workqueues
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int cqn_endpoint_init(void)
+{
+	cqn_wq = alloc_workqueue("cqnotify", WQ_HIGHPRI, 0);
+	if (!cqn_wq)
+		return -ENOMEM;
+	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);
+	if (!cqn_reap_wq) {
+		destroy_workqueue(cqn_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * cqn_endpoint_exit() - destroy the workqueues (no endpoint is left)
+ *
+ * Context: process context.
+ */
+void cqn_endpoint_exit(void)
+{
+	WARN_ON(!list_empty(&cqn_endpoints));
+	destroy_workqueue(cqn_reap_wq);
+	destroy_workqueue(cqn_wq);
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Server side of a connection: echo every received message back verbatim.
+ *
+ * A receive buffer is copied into a free send buffer and reposted at once,
+ * so the receive ring stays full. When every send buffer is in flight, the
+ * receive waits in a FIFO (counted as send_ring_full) until a send
+ * completes: nothing is dropped, and echoes leave in arrival order.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "cqnotify.h"
+
+/* Echo receive buffer @ridx (@len bytes); conn->lock held, a send buffer free. */
+static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len)
+{
+	struct cqn_buf *rb = &conn->rbufs[ridx];
+	struct ib_device *dev = conn->cm_id->device;
+	struct cqn_buf *sb;
+	int ret;
+
+	lockdep_assert_held(&conn->lock);
+	sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+	ib_dma_sync_single_for_cpu(dev, rb->dma, len, DMA_FROM_DEVICE);
+	memcpy(sb->data, rb->data, len);
+	ib_dma_sync_single_for_device(dev, rb->dma, len, DMA_FROM_DEVICE);
+	sb->len = len;
+	ret = cqn_conn_post_send(conn, sb->idx, len);
+	if (ret) {
+		conn->free_send[conn->nfree_send++] = sb->idx;
+		return ret;
+	}
+	return cqn_conn_post_recv(conn, ridx);
+}
+
+/**
+ * cqn_server_recv_done() - a message arrived: echo it
+ * @cq: the CQ
+ * @wc: the completion
+ *
+ * Context: completion processing of the connection's CQ engine; does not sleep.
+ */
+void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+	struct cqn_conn *conn = rb->conn;
+	bool ok = cqn_conn_wc_ok(conn, wc);
+	int ret = 0;
+
+	spin_lock_bh(&conn->lock);
+	conn->posted_recv--;
+	if (!ok) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
+	if (!conn->posted_recv)
+		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
+	if (conn->nfree_send && !conn->npending) {
+		ret = cqn_server_echo(conn, rb->idx, wc->byte_len);
+	} else {
+		/* Keep the length with the index: byte_len is gone after this. */
+		rb->len = wc->byte_len;
+		conn->pending[(conn->pending_head + conn->npending) % conn->nrecv] = rb->idx;
+		conn->npending++;
+		cqn_stat_inc(&conn->stats, CQN_STAT_send_ring_full);
+	}
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting the echo failed: %pe", ERR_PTR(ret));
+}
+
+/**
+ * cqn_server_send_done() - an echo left: free its buffer, echo what waits
+ * @cq: the CQ
+ * @wc: the completion
+ *
+ * Context: completion processing of the connection's CQ engine; does not sleep.
+ */
+void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_buf *sb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+	struct cqn_conn *conn = sb->conn;
+	int ret = 0;
+
+	if (!cqn_conn_wc_ok(conn, wc))
+		return;
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
+
+	spin_lock_bh(&conn->lock);
+	conn->free_send[conn->nfree_send++] = sb->idx;
+	while (!ret && conn->npending && conn->nfree_send) {
+		u32 ridx = conn->pending[conn->pending_head];
+
+		conn->pending_head = (conn->pending_head + 1) % conn->nrecv;
+		conn->npending--;
+		ret = cqn_server_echo(conn, ridx, conn->rbufs[ridx].len);
+	}
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting the echo failed: %pe", ERR_PTR(ret));
+}
