@@ -6,11 +6,12 @@
 #ifndef _CQN_HIST_H
 #define _CQN_HIST_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /* Sub-buckets per power of two, as a shift: 3 gives 8 (12.5% resolution). */
 #define CQN_HIST_SUB_SHIFT	3
-#define CQN_HIST_SUB		(1 << CQN_HIST_SUB_SHIFT)
+#define CQN_HIST_SUB		BIT(CQN_HIST_SUB_SHIFT)
 /* Values above 2^47 ns (39 hours) share the last bucket. */
 #define CQN_HIST_MAX_MSB	47
 #define CQN_HIST_BUCKETS	((CQN_HIST_MAX_MSB - CQN_HIST_SUB_SHIFT + 2) * CQN_HIST_SUB)

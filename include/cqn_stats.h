@@ -12,44 +12,63 @@
 
 #include "cqn_hist.h"
 
-/* The counters, in the order debugfs "stats" prints them. */
-#define CQN_STAT_LIST(X)		\
-	X(msgs_sent)			\
-	X(msgs_received)		\
-	X(msgs_verified)		\
-	X(msg_errors)			\
-	X(err_bad_len)			\
-	X(err_bad_magic)		\
-	X(err_corrupt)			\
-	X(err_lost)			\
-	X(err_stale)			\
-	X(bytes_sent)			\
-	X(bytes_received)		\
-	X(wc_errors)			\
-	X(wc_flushed)			\
-	X(recv_ring_empty)		\
-	X(send_ring_full)		\
-	X(cq_events)			\
-	X(cq_polls)			\
-	X(cq_empty_polls)		\
-	X(cq_spurious_events)		\
-	X(cq_rearm_missed)		\
-	X(cq_async_events)		\
-	X(qp_async_events)		\
-	X(conns_accepted)		\
-	X(conns_rejected)		\
-	X(conns_closed)
-
-#define CQN_STAT_ENUM(name) CQN_STAT_##name,
 /**
- * enum cqn_stat - one per counter in CQN_STAT_LIST
+ * enum cqn_stat - the counters, in the order debugfs "stats" prints them
+ * @CQN_STAT_msgs_sent: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_received: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_verified: see Documentation/admin-guide.rst
+ * @CQN_STAT_msg_errors: see Documentation/admin-guide.rst
+ * @CQN_STAT_err_bad_len: see Documentation/admin-guide.rst
+ * @CQN_STAT_err_bad_magic: see Documentation/admin-guide.rst
+ * @CQN_STAT_err_corrupt: see Documentation/admin-guide.rst
+ * @CQN_STAT_err_lost: see Documentation/admin-guide.rst
+ * @CQN_STAT_err_stale: see Documentation/admin-guide.rst
+ * @CQN_STAT_bytes_sent: see Documentation/admin-guide.rst
+ * @CQN_STAT_bytes_received: see Documentation/admin-guide.rst
+ * @CQN_STAT_wc_errors: see Documentation/admin-guide.rst
+ * @CQN_STAT_wc_flushed: see Documentation/admin-guide.rst
+ * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
+ * @CQN_STAT_send_ring_full: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_polls: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_empty_polls: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_spurious_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_rearm_missed: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
+ * @CQN_STAT_conns_rejected: see Documentation/admin-guide.rst
+ * @CQN_STAT_conns_closed: see Documentation/admin-guide.rst
  * @CQN_STAT_COUNT: number of counters
  */
 enum cqn_stat {
-	CQN_STAT_LIST(CQN_STAT_ENUM)
+	CQN_STAT_msgs_sent,
+	CQN_STAT_msgs_received,
+	CQN_STAT_msgs_verified,
+	CQN_STAT_msg_errors,
+	CQN_STAT_err_bad_len,
+	CQN_STAT_err_bad_magic,
+	CQN_STAT_err_corrupt,
+	CQN_STAT_err_lost,
+	CQN_STAT_err_stale,
+	CQN_STAT_bytes_sent,
+	CQN_STAT_bytes_received,
+	CQN_STAT_wc_errors,
+	CQN_STAT_wc_flushed,
+	CQN_STAT_recv_ring_empty,
+	CQN_STAT_send_ring_full,
+	CQN_STAT_cq_events,
+	CQN_STAT_cq_polls,
+	CQN_STAT_cq_empty_polls,
+	CQN_STAT_cq_spurious_events,
+	CQN_STAT_cq_rearm_missed,
+	CQN_STAT_cq_async_events,
+	CQN_STAT_qp_async_events,
+	CQN_STAT_conns_accepted,
+	CQN_STAT_conns_rejected,
+	CQN_STAT_conns_closed,
 	CQN_STAT_COUNT
 };
-#undef CQN_STAT_ENUM
 
 /**
  * struct cqn_stats_pcpu - one CPU's share of a statistics block

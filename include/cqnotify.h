@@ -160,6 +160,7 @@ struct cqn_conn {
 	u32 nsend;
 	u32 nrecv;
 
+	/* protects the rings and the workload state below */
 	spinlock_t lock;
 	u32 *free_send;
 	u32 nfree_send;
@@ -210,12 +211,14 @@ struct cqn_endpoint {
 	struct config_group group;
 	struct list_head node;
 
+	/* protects cfg, enabled, cm_id; never taken in rdma_cm handlers */
 	struct mutex lock;
 	struct cqn_config cfg;
 	bool enabled;
 	struct rdma_cm_id *cm_id;
 	int cq_depth_actual;
 
+	/* protects state, last_error, the connection lists and run times */
 	spinlock_t state_lock;
 	u32 state;
 	char last_error[CQN_ERR_LEN];

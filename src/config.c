@@ -18,6 +18,7 @@ const char *const cqn_role_names[] = {
 	[CQN_ROLE_SERVER] = "server",
 	[CQN_ROLE_CLIENT] = "client",
 };
+
 const unsigned int cqn_role_count = ARRAY_SIZE(cqn_role_names);
 
 const char *const cqn_cq_mode_names[] = {
@@ -29,6 +30,7 @@ const char *const cqn_workload_names[] = {
 	[CQN_WL_PINGPONG] = "pingpong",
 	[CQN_WL_STREAM] = "stream",
 };
+
 const unsigned int cqn_workload_count = ARRAY_SIZE(cqn_workload_names);
 
 /**

@@ -104,47 +104,67 @@ static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
 	return sysfs_emit(page, "%s\n", names[v]);
 }
 
+/* show/store for a u32 field of struct cqn_config, range-checked */
 #define CQN_EP_U32_ATTR(name, min, max)						\
+static const size_t cqn_ep_##name##_offset = offsetof(struct cqn_config, name);	\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
-	return cqn_ep_show_u32(item, offsetof(struct cqn_config, name), page);	\
+	return cqn_ep_show_u32(item, cqn_ep_##name##_offset, page);		\
 }										\
 static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
-	return cqn_ep_store_u32(item, #name, offsetof(struct cqn_config, name),	\
+	return cqn_ep_store_u32(item, #name, cqn_ep_##name##_offset,		\
 				page, count, min, max);				\
-}										\
-CONFIGFS_ATTR(cqn_ep_, name)
+}
 
-#define CQN_EP_CHOICE_ATTR(name, names, n)					\
+/* show/store for a field of struct cqn_config holding one of cqn_ep_<name>_names */
+#define CQN_EP_CHOICE_ATTR(name, n)					\
+static const size_t cqn_ep_##name##_offset = offsetof(struct cqn_config, name);	\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
-	return cqn_ep_show_choice(item, offsetof(struct cqn_config, name),	\
-				  names, page);					\
+	return cqn_ep_show_choice(item, cqn_ep_##name##_offset,		\
+				  cqn_ep_##name##_names, page);			\
 }										\
 static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
-	return cqn_ep_store_choice(item, #name, offsetof(struct cqn_config, name), \
-				   names, n, page, count);			\
-}										\
-CONFIGFS_ATTR(cqn_ep_, name)
+	return cqn_ep_store_choice(item, #name, cqn_ep_##name##_offset,	\
+				   cqn_ep_##name##_names, n, page, count);	\
+}
 
-CQN_EP_CHOICE_ATTR(role, cqn_role_names, cqn_role_count);
-CQN_EP_CHOICE_ATTR(cq_mode, cqn_cq_mode_names, CQN_CQ_MODE_COUNT);
-CQN_EP_CHOICE_ATTR(workload, cqn_workload_names, cqn_workload_count);
-CQN_EP_U32_ATTR(port, 1, 65535);
-CQN_EP_U32_ATTR(msg_size, 1, CQN_MSG_SIZE_MAX);
-CQN_EP_U32_ATTR(send_depth, 1, CQN_DEPTH_MAX);
-CQN_EP_U32_ATTR(recv_depth, 1, CQN_DEPTH_MAX);
-CQN_EP_U32_ATTR(cq_depth, 1, CQN_CQ_DEPTH_MAX);
-CQN_EP_U32_ATTR(cq_count, 0, U16_MAX);
-CQN_EP_U32_ATTR(cq_period, 0, U16_MAX);
-CQN_EP_U32_ATTR(max_conns, 1, CQN_MAX_CONNS_MAX);
-CQN_EP_U32_ATTR(queue_depth, 1, CQN_DEPTH_MAX);
-CQN_EP_U32_ATTR(iterations, 0, U32_MAX);
-CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX);
+static const char *const *const cqn_ep_role_names = cqn_role_names;
+static const char *const *const cqn_ep_cq_mode_names = cqn_cq_mode_names;
+static const char *const *const cqn_ep_workload_names = cqn_workload_names;
+
+CQN_EP_CHOICE_ATTR(role, cqn_role_count)
+CONFIGFS_ATTR(cqn_ep_, role);
+CQN_EP_CHOICE_ATTR(cq_mode, CQN_CQ_MODE_COUNT)
+CONFIGFS_ATTR(cqn_ep_, cq_mode);
+CQN_EP_CHOICE_ATTR(workload, cqn_workload_count)
+CONFIGFS_ATTR(cqn_ep_, workload);
+CQN_EP_U32_ATTR(port, 1, 65535)
+CONFIGFS_ATTR(cqn_ep_, port);
+CQN_EP_U32_ATTR(msg_size, 1, CQN_MSG_SIZE_MAX)
+CONFIGFS_ATTR(cqn_ep_, msg_size);
+CQN_EP_U32_ATTR(send_depth, 1, CQN_DEPTH_MAX)
+CONFIGFS_ATTR(cqn_ep_, send_depth);
+CQN_EP_U32_ATTR(recv_depth, 1, CQN_DEPTH_MAX)
+CONFIGFS_ATTR(cqn_ep_, recv_depth);
+CQN_EP_U32_ATTR(cq_depth, 1, CQN_CQ_DEPTH_MAX)
+CONFIGFS_ATTR(cqn_ep_, cq_depth);
+CQN_EP_U32_ATTR(cq_count, 0, U16_MAX)
+CONFIGFS_ATTR(cqn_ep_, cq_count);
+CQN_EP_U32_ATTR(cq_period, 0, U16_MAX)
+CONFIGFS_ATTR(cqn_ep_, cq_period);
+CQN_EP_U32_ATTR(max_conns, 1, CQN_MAX_CONNS_MAX)
+CONFIGFS_ATTR(cqn_ep_, max_conns);
+CQN_EP_U32_ATTR(queue_depth, 1, CQN_DEPTH_MAX)
+CONFIGFS_ATTR(cqn_ep_, queue_depth);
+CQN_EP_U32_ATTR(iterations, 0, U32_MAX)
+CONFIGFS_ATTR(cqn_ep_, iterations);
+CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX)
+CONFIGFS_ATTR(cqn_ep_, duration_ms);
 
 static ssize_t cqn_ep_addr_show(struct config_item *item, char *page)
 {

@@ -4,15 +4,41 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
+#include <linux/kernel.h>
 #include <linux/string.h>
 
 #include "cqn_stats.h"
 
-#define CQN_STAT_NAME(name) #name,
 const char *const cqn_stat_names[] = {
-	CQN_STAT_LIST(CQN_STAT_NAME)
+	[CQN_STAT_msgs_sent] = "msgs_sent",
+	[CQN_STAT_msgs_received] = "msgs_received",
+	[CQN_STAT_msgs_verified] = "msgs_verified",
+	[CQN_STAT_msg_errors] = "msg_errors",
+	[CQN_STAT_err_bad_len] = "err_bad_len",
+	[CQN_STAT_err_bad_magic] = "err_bad_magic",
+	[CQN_STAT_err_corrupt] = "err_corrupt",
+	[CQN_STAT_err_lost] = "err_lost",
+	[CQN_STAT_err_stale] = "err_stale",
+	[CQN_STAT_bytes_sent] = "bytes_sent",
+	[CQN_STAT_bytes_received] = "bytes_received",
+	[CQN_STAT_wc_errors] = "wc_errors",
+	[CQN_STAT_wc_flushed] = "wc_flushed",
+	[CQN_STAT_recv_ring_empty] = "recv_ring_empty",
+	[CQN_STAT_send_ring_full] = "send_ring_full",
+	[CQN_STAT_cq_events] = "cq_events",
+	[CQN_STAT_cq_polls] = "cq_polls",
+	[CQN_STAT_cq_empty_polls] = "cq_empty_polls",
+	[CQN_STAT_cq_spurious_events] = "cq_spurious_events",
+	[CQN_STAT_cq_rearm_missed] = "cq_rearm_missed",
+	[CQN_STAT_cq_async_events] = "cq_async_events",
+	[CQN_STAT_qp_async_events] = "qp_async_events",
+	[CQN_STAT_conns_accepted] = "conns_accepted",
+	[CQN_STAT_conns_rejected] = "conns_rejected",
+	[CQN_STAT_conns_closed] = "conns_closed",
 };
-#undef CQN_STAT_NAME
+
+static_assert(ARRAY_SIZE(cqn_stat_names) == CQN_STAT_COUNT);
 
 /**
  * cqn_stats_create() - allocate a zeroed statistics block
