@@ -141,7 +141,8 @@ static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id
 		cqn_conn_destroy(conn, false);
 		return ret;
 	}
-	ret = rdma_connect(id, &param);
+	/* In the handler, whose mutex the plain rdma_connect() would take again. */
+	ret = rdma_connect_locked(id, &param);
 	if (ret)
 		cqn_conn_close(conn, "connect failed: %pe", ERR_PTR(ret));
 	return 0;

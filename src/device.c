@@ -15,6 +15,8 @@
 static DEFINE_MUTEX(cqn_devices_lock);
 static LIST_HEAD(cqn_devices);
 
+static struct ib_client cqn_ib_client;
+
 static int cqn_device_add(struct ib_device *ibdev)
 {
 	struct cqn_device *dev;
@@ -28,12 +30,10 @@ static int cqn_device_add(struct ib_device *ibdev)
 	list_add_tail(&dev->node, &cqn_devices);
 	mutex_unlock(&cqn_devices_lock);
 
-	ib_set_client_data(ibdev, NULL, dev);
+	ib_set_client_data(ibdev, &cqn_ib_client, dev);
 	pr_info("device %s added\n", dev_name(&ibdev->dev));
 	return 0;
 }
-
-static struct ib_client cqn_ib_client;
 
 static void cqn_device_remove(struct ib_device *ibdev, void *client_data)
 {

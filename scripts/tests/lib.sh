@@ -100,3 +100,73 @@ cqn_run_tests()
 	done
 	[ "$CQN_TEST_FAILS" -eq 0 ]
 }
+
+# ep_create NAME [ATTR=VALUE...]: a new endpoint with those attributes.
+ep_create()
+{
+	local name=$1 kv
+
+	shift
+	mkdir "$CQN_CFS/endpoints/$name" || { fail "mkdir endpoint $name"; return 1; }
+	for kv in "$@"; do
+		expect_write "$CQN_CFS/endpoints/$name/${kv%%=*}" "${kv#*=}" || return 1
+	done
+}
+
+# ep_attr NAME ATTR: read an attribute.
+ep_attr()
+{
+	cat "$CQN_CFS/endpoints/$1/$2"
+}
+
+# ep_enable NAME 0|1
+ep_enable()
+{
+	expect_write "$CQN_CFS/endpoints/$1/enable" "$2"
+}
+
+# ep_remove NAME...: disable and remove endpoints (ignores missing ones).
+ep_remove()
+{
+	local name
+
+	for name in "$@"; do
+		[ -d "$CQN_CFS/endpoints/$name" ] || continue
+		printf 0 >"$CQN_CFS/endpoints/$name/enable" 2>/dev/null
+		rmdir "$CQN_CFS/endpoints/$name" || fail "rmdir endpoint $name"
+	done
+}
+
+# ep_wait_state NAME REGEX SECONDS: wait until the state matches.
+ep_wait_state()
+{
+	local end=$((SECONDS + $3)) state
+
+	while :; do
+		state=$(<"$CQN_CFS/endpoints/$1/state")
+		[[ $state =~ ^($2)$ ]] && return 0
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	fail "$1: state '$state' (last_error '$(ep_attr "$1" last_error)'), wanted '$2' within $3 s"
+}
+
+# ep_stat NAME KEY: one value of debugfs stats.
+ep_stat()
+{
+	awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' "$CQN_DFS/$1/stats"
+}
+
+# wait_for SECONDS CMD...: poll until CMD succeeds.
+wait_for()
+{
+	local end=$((SECONDS + $1))
+
+	shift
+	while :; do
+		"$@" && return 0
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	fail "timed out after $t s waiting for: $*"
+}

@@ -1,0 +1,246 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The RC send/recv service end to end over rxe: a cqnotify server on rxe0
+# (10.77.0.1) and clients on rxe1 (10.77.0.2), verified echoes, counters that
+# agree on both sides, userspace interop, and the ways a run can be cut short.
+. "$(dirname "$0")/lib.sh"
+
+ALL_TESTS="
+	pingpong_sizes
+	stream_event
+	stream_poll
+	counters_agree
+	rdma_client_interop
+	max_conns_enforced
+	disconnect_midstream
+	link_delete_under_traffic
+	rmmod_under_traffic
+	rmdir_running
+"
+SERVER_ADDR=10.77.0.1
+# Iterations stay small: the debug kernel under TCG moves ~1000 messages/s.
+N=${CQN_TEST_ITERATIONS:-200}
+
+setup()
+{
+	cqn_load || return 1
+	ep_remove srv cli cli2 cli3
+}
+
+# start_server [ATTR=VALUE...]
+start_server()
+{
+	ep_create srv role=server addr=$SERVER_ADDR "$@" || return 1
+	ep_enable srv 1 || return 1
+	ep_wait_state srv running 10
+}
+
+# run_client NAME [ATTR=VALUE...]: enable and wait for done.
+run_client()
+{
+	local name=$1
+
+	shift
+	ep_create "$name" role=client addr=$SERVER_ADDR "$@" || return 1
+	ep_enable "$name" 1 || return 1
+	ep_wait_state "$name" done 240
+}
+
+# check_clean_run CLIENT N: every message sent, echoed and verified once.
+check_clean_run()
+{
+	local c=$1 n=$2
+
+	expect_eq "$(ep_stat "$c" msg_errors)" 0 "$c msg_errors" || return 1
+	expect_eq "$(ep_stat "$c" wc_errors)" 0 "$c wc_errors" || return 1
+	expect_eq "$(ep_stat "$c" msgs_sent)" "$n" "$c msgs_sent" || return 1
+	expect_eq "$(ep_stat "$c" msgs_received)" "$n" "$c msgs_received" || return 1
+	expect_eq "$(ep_stat "$c" msgs_verified)" "$n" "$c msgs_verified" || return 1
+	[ "$(ep_stat "$c" rtt_p50_ns)" -gt 0 ] || fail "$c: no RTT recorded"
+}
+
+pingpong_sizes()
+{
+	local size
+
+	setup || return 1
+	start_server msg_size=1048576 send_depth=4 recv_depth=4 cq_depth=16 || return 1
+	for size in 1 64 4096 1048576; do
+		ep_remove cli
+		run_client cli workload=pingpong msg_size=$size send_depth=4 recv_depth=4 \
+			cq_depth=16 iterations=$N || return 1
+		check_clean_run cli $N || return 1
+		echo "size $size: rtt_p50_ns $(ep_stat cli rtt_p50_ns)"
+	done
+	ep_remove cli srv
+}
+
+stream_mode()
+{
+	local mode=$1
+
+	setup || return 1
+	start_server cq_mode="$mode" || return 1
+	run_client cli cq_mode="$mode" workload=stream queue_depth=16 msg_size=4096 \
+		iterations=$((N * 5)) || return 1
+	check_clean_run cli $((N * 5)) || return 1
+	echo "$mode: msgs_per_sec $(ep_stat cli msgs_per_sec) cq_events $(ep_stat cli cq_events)"
+	if [ "$mode" = poll ]; then
+		expect_eq "$(ep_stat cli cq_events)" 0 "poll mode takes no CQ event" || return 1
+	else
+		[ "$(ep_stat cli cq_events)" -gt 0 ] || { fail "event mode saw no event"; return 1; }
+	fi
+	ep_remove cli srv
+}
+
+stream_event()
+{
+	stream_mode event
+}
+
+stream_poll()
+{
+	stream_mode poll
+}
+
+# Client sent == server echoed == client verified, and re-running works.
+counters_agree()
+{
+	local run
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		msg_size=4095 iterations=$N || return 1
+	for run in 1 2; do
+		printf 1 >"$CQN_DFS/srv/reset"
+		ep_enable cli 1 || return 1
+		ep_wait_state cli done 240 || return 1
+		check_clean_run cli $N || return 1
+		wait_for 20 test "$(ep_stat srv msgs_sent)" = $N || return 1
+		expect_eq "$(ep_stat srv msgs_received)" $N "server received (run $run)" || return 1
+		expect_eq "$(ep_stat srv bytes_sent)" $((N * 4095)) "server bytes echoed" || return 1
+		ep_enable cli 0 || return 1
+		expect_eq "$(ep_attr cli state)" idle "state after disable" || return 1
+	done
+	wait_for 20 test "$(ep_stat srv conns_active)" = 0 || return 1
+	expect_eq "$(ep_stat srv conns_closed)" 2 "server connections closed" || return 1
+	ep_remove cli srv
+}
+
+rdma_client_interop()
+{
+	local out
+
+	command -v rdma_client >/dev/null || { fail "rdma_client (rdmacm-utils) not installed"; return 1; }
+	setup || return 1
+	start_server || return 1
+	out=$(timeout 60 rdma_client -s $SERVER_ADDR 2>&1) || { fail "rdma_client failed: $out"; return 1; }
+	echo "$out"
+	wait_for 20 test "$(ep_stat srv msgs_sent)" = 1 || return 1
+	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
+	ep_remove srv
+}
+
+max_conns_enforced()
+{
+	setup || return 1
+	start_server max_conns=2 || return 1
+	ep_create cli role=client addr=$SERVER_ADDR iterations=0 duration_ms=0 || return 1
+	ep_create cli2 role=client addr=$SERVER_ADDR iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	ep_enable cli2 1 && ep_wait_state cli2 running 60 || return 1
+	ep_create cli3 role=client addr=$SERVER_ADDR iterations=10 || return 1
+	ep_enable cli3 1 || return 1
+	ep_wait_state cli3 error 60 || return 1
+	expect_match "$(ep_attr cli3 last_error)" "rejected" "third client's reason" || return 1
+	expect_eq "$(ep_stat srv conns_rejected)" 1 "server conns_rejected" || return 1
+	expect_eq "$(ep_stat srv conns_active)" 2 "server conns_active" || return 1
+	# The two accepted clients are still exchanging verified messages.
+	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
+	ep_remove cli cli2 cli3 srv
+}
+
+disconnect_midstream()
+{
+	local before
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_for 30 test "$(ep_stat cli msgs_verified)" -gt 50 || return 1
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors after stop" || return 1
+	wait_for 30 test "$(ep_stat srv conns_active)" = 0 || return 1
+	expect_eq "$(ep_attr srv state)" running "server keeps serving" || return 1
+	before=$(ep_stat srv wc_errors)
+	ep_remove cli
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	expect_eq "$(ep_stat srv wc_errors)" "$before" "server wc_errors" || return 1
+	ep_remove cli srv
+}
+
+link_delete_under_traffic()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_for 30 test "$(ep_stat cli msgs_verified)" -gt 50 || return 1
+	timeout 120 rdma link delete rxe1 || { fail "rdma link delete rxe1 hung or failed"; return 1; }
+	ep_wait_state cli error 30 || return 1
+	expect_match "$(ep_attr cli last_error)" "rxe1 removed" "client's reason" || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "no message error before removal" || return 1
+	wait_for 60 test "$(ep_stat srv conns_active)" = 0 || return 1
+	rdma link add rxe1 type rxe netdev veth1 || { fail "rdma link add rxe1"; return 1; }
+	ep_enable cli 0 || return 1
+	expect_write "$CQN_CFS/endpoints/cli/duration_ms" 0 || return 1
+	expect_write "$CQN_CFS/endpoints/cli/iterations" $N || return 1
+	ep_enable cli 1 && ep_wait_state cli done 240 || return 1
+	check_clean_run cli $N || return 1
+	ep_remove cli srv
+}
+
+rmmod_under_traffic()
+{
+	local err
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	# configfs pins the module while endpoints exist: rmmod is refused, traffic goes on.
+	if err=$(rmmod cqnotify 2>&1); then
+		fail "rmmod succeeded with endpoints present"
+		return 1
+	fi
+	expect_match "$err" "in use" "rmmod refusal" || return 1
+	ep_wait_state cli running 5 || return 1
+	# Removing the directories stops them cleanly, under traffic.
+	rmdir "$CQN_CFS/endpoints/cli" "$CQN_CFS/endpoints/srv" || { fail "rmdir under traffic"; return 1; }
+	cqn_unload
+}
+
+rmdir_running()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir running server"; return 1; }
+	ep_wait_state cli error 30 || return 1
+	expect_match "$(ep_attr cli last_error)" "disconnect|wc status" "client sees the server go" || return 1
+	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir client"; return 1; }
+	[ ! -e "$CQN_DFS/cli" ] || fail "debugfs directory left after rmdir"
+}
+
+cqn_run_tests
+rc=$?
+ep_remove cli cli2 cli3 srv 2>/dev/null
+cqn_unload 2>/dev/null
+exit $rc
