@@ -26,14 +26,6 @@ static const char *cqn_cm_devname(struct rdma_cm_id *id)
 	return id->device ? dev_name(&id->device->dev) : "(none)";
 }
 
-static void cqn_cm_set_port(struct sockaddr_storage *ss, u16 port)
-{
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-}
-
 /* Server: a peer asks to connect. The new id's context is the endpoint. */
 static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id)
 {
@@ -194,6 +186,24 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+/* A new rdma_cm id for @ep, and the endpoint's address with its port in @addr. */
+static struct rdma_cm_id *cqn_cm_create_id(struct cqn_endpoint *ep,
+					   struct sockaddr_storage *addr)
+{
+	struct rdma_cm_id *id;
+
+	lockdep_assert_held(&ep->lock);
+	*addr = ep->cfg.addr;
+	if (addr->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)addr)->sin6_port = htons(ep->cfg.port);
+	else
+		((struct sockaddr_in *)addr)->sin_port = htons(ep->cfg.port);
+	id = rdma_create_id(&init_net, cqn_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		cqn_ep_fail(ep, "creating the rdma_cm id failed: %pe", id);
+	return id;
+}
+
 /**
  * cqn_cm_listen() - start a server endpoint listening
  * @ep: the endpoint, ep->lock held
@@ -203,17 +213,13 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
  */
 int cqn_cm_listen(struct cqn_endpoint *ep)
 {
-	struct sockaddr_storage addr = ep->cfg.addr;
+	struct sockaddr_storage addr;
 	struct rdma_cm_id *id;
 	int ret;
 
-	lockdep_assert_held(&ep->lock);
-	cqn_cm_set_port(&addr, ep->cfg.port);
-	id = rdma_create_id(&init_net, cqn_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		cqn_ep_fail(ep, "creating the rdma_cm id failed: %pe", id);
+	id = cqn_cm_create_id(ep, &addr);
+	if (IS_ERR(id))
 		return PTR_ERR(id);
-	}
 	ret = rdma_bind_addr(id, (struct sockaddr *)&addr);
 	if (ret) {
 		cqn_ep_fail(ep, "bind to %pISpc failed: %pe", &addr, ERR_PTR(ret));
@@ -243,17 +249,13 @@ err_id:
  */
 int cqn_cm_connect(struct cqn_endpoint *ep)
 {
-	struct sockaddr_storage addr = ep->cfg.addr;
+	struct sockaddr_storage addr;
 	struct rdma_cm_id *id;
 	int ret;
 
-	lockdep_assert_held(&ep->lock);
-	cqn_cm_set_port(&addr, ep->cfg.port);
-	id = rdma_create_id(&init_net, cqn_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		cqn_ep_fail(ep, "creating the rdma_cm id failed: %pe", id);
+	id = cqn_cm_create_id(ep, &addr);
+	if (IS_ERR(id))
 		return PTR_ERR(id);
-	}
 	ep->cm_id = id;
 	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr, CQN_RESOLVE_TIMEOUT_MS);
 	if (ret) {

@@ -34,7 +34,10 @@ static void cqn_debugfs_print_rates(struct seq_file *m, const struct cqn_stats_s
 		   msgs ? div64_u64(sum->cnt[CQN_STAT_cq_events] * 1000, msgs) : 0);
 }
 
-static int cqn_ep_stats_show(struct seq_file *m, void *v)
+/* Sum an endpoint's counters into a heap buffer (too big for the stack) and print them. */
+static int cqn_ep_print_sum(struct seq_file *m,
+			    void (*print)(struct seq_file *m, struct cqn_endpoint *ep,
+					  const struct cqn_stats_sum *sum))
 {
 	struct cqn_endpoint *ep = m->private;
 	struct cqn_stats_sum *sum;
@@ -43,26 +46,34 @@ static int cqn_ep_stats_show(struct seq_file *m, void *v)
 	if (!sum)
 		return -ENOMEM;
 	cqn_ep_stats_sum(ep, sum);
-	cqn_stats_print(m, sum);
-	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
-	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));
+	print(m, ep, sum);
 	kfree(sum);
 	return 0;
 }
+
+static void cqn_ep_print_stats(struct seq_file *m, struct cqn_endpoint *ep,
+			       const struct cqn_stats_sum *sum)
+{
+	cqn_stats_print(m, sum);
+	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
+	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));
+}
+
+static int cqn_ep_stats_show(struct seq_file *m, void *v)
+{
+	return cqn_ep_print_sum(m, cqn_ep_print_stats);
+}
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_stats);
+
+static void cqn_ep_print_latency(struct seq_file *m, struct cqn_endpoint *ep,
+				 const struct cqn_stats_sum *sum)
+{
+	cqn_stats_print_latency(m, sum);
+}
 
 static int cqn_ep_latency_show(struct seq_file *m, void *v)
 {
-	struct cqn_endpoint *ep = m->private;
-	struct cqn_stats_sum *sum;
-
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
-	if (!sum)
-		return -ENOMEM;
-	cqn_ep_stats_sum(ep, sum);
-	cqn_stats_print_latency(m, sum);
-	kfree(sum);
-	return 0;
+	return cqn_ep_print_sum(m, cqn_ep_print_latency);
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_latency);
 

@@ -11,7 +11,12 @@
 
 #include "cqnotify.h"
 
-/* CQ processing (event-mode drains): high priority, never blocks long. */
+/*
+ * CQ processing (event-mode drains). Not WQ_HIGHPRI: a drain copies and
+ * checksums whole messages, and at nice -20 a busy CQ starved the rdma_cm
+ * and IB CM work on the same CPU (the workqueue watchdog saw it on the
+ * debug kernel).
+ */
 struct workqueue_struct *cqn_wq;
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
 static struct workqueue_struct *cqn_reap_wq;
@@ -419,7 +424,7 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
  */
 int cqn_endpoint_init(void)
 {
-	cqn_wq = alloc_workqueue("cqnotify", WQ_HIGHPRI, 0);
+	cqn_wq = alloc_workqueue("cqnotify", 0, 0);
 	if (!cqn_wq)
 		return -ENOMEM;
 	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);

@@ -93,7 +93,7 @@ bad_values()
 			return 1
 		fi
 	done
-	echo "$n bad values refused"
+	echo "figure: $n bad values refused"
 	ep_remove t
 }
 

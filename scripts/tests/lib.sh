@@ -76,14 +76,17 @@ cqn_unload()
 # cqn_run_tests: run every function named in ALL_TESTS.
 cqn_run_tests()
 {
-	local script t mark rc log splats
+	local script t mark rc log splats start
 
 	script=$(basename "$0" .sh)
 	log=/tmp/cqn-test.log
 	for t in $ALL_TESTS; do
 		mark=$(cqn_dmesg_lines)
+		start=$SECONDS
 		( set -o pipefail; "$t" ) >"$log" 2>&1
 		rc=$?
+		echo "# $script: $t took $((SECONDS - start)) s"
+		grep '^figure: ' "$log" | sed 's/^figure: /#   /'
 		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
 		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
 			echo "ok - $script: $t"

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prove that scripts/vm-run's gate works: a WARN and a kmemleak report made
+# on purpose by scripts/selftest/cqn_splat.ko must fail the run (exit 125), a
+# clean load/unload must pass, the command's own status must come back, and
+# --timeout must kill a hung guest (exit 124). Runs on the host, a few
+# minutes in all.
+#
+# Usage: scripts/tests/harness_selftest.sh
+set -eu
+. "$(dirname "$0")/../lib.sh"
+
+[ -z "${CQN_IN_VM:-}" ] || cqn_die "run this on the host, not in the VM"
+kdir=$(cqn_debug_kdir)
+[ -f "$kdir/.cqn-built" ] || cqn_die "the debug kernel is not built: run scripts/build-kernel"
+
+dir=$CQN_BUILD/selftest
+ko=$dir/cqn_splat.ko
+failed=0
+
+ok()
+{
+	echo "ok - $1"
+}
+
+not_ok()
+{
+	echo "not ok - $1: $2"
+	failed=1
+}
+
+# vm NAME VM-RUN-ARGS...: run vm-run, keeping its output in $dir/NAME.log
+# and its exit status in $status.
+vm()
+{
+	local name=$1
+
+	shift
+	cqn_log "harness_selftest: $name"
+	status=0
+	"$CQN_TOP/scripts/vm-run" "$@" >"$dir/$name.log" 2>&1 || status=$?
+}
+
+# Build against the debug kernel, out of the checkout's source tree.
+rm -rf "$dir"
+mkdir -p "$dir"
+cp "$CQN_TOP"/scripts/selftest/{cqn_splat.c,Kbuild} "$dir/"
+cqn_log "harness_selftest: building cqn_splat.ko"
+if make -C "$kdir" M="$dir" modules >"$dir/build.log" 2>&1 && [ -f "$ko" ]; then
+	ok "build cqn_splat.ko"
+else
+	not_ok "build cqn_splat.ko" "see $dir/build.log"
+	exit 1
+fi
+
+vm warn --no-rxe -- insmod "$ko" kind=warn
+if [ "$status" != 125 ]; then
+	not_ok "gate catches a WARN" "exit $status, want 125 (see $dir/warn.log)"
+elif ! grep -q 'GATE FAILED: kernel splat' "$dir/warn.log" ||
+	! grep -qE 'WARNING: .*cqn_splat' "$dir/warn.log"; then
+	not_ok "gate catches a WARN" "no WARNING line from cqn_splat in $dir/warn.log"
+else
+	ok "gate catches a WARN"
+fi
+
+vm leak --no-rxe -- insmod "$ko" kind=leak
+if [ "$status" != 125 ]; then
+	not_ok "gate catches a kmemleak report" "exit $status, want 125 (see $dir/leak.log)"
+elif ! grep -q 'GATE FAILED: kmemleak' "$dir/leak.log" ||
+	! grep -q 'unreferenced object' "$dir/leak.log"; then
+	not_ok "gate catches a kmemleak report" "no kmemleak report in $dir/leak.log"
+else
+	ok "gate catches a kmemleak report"
+fi
+
+vm none --no-rxe -- sh -c "insmod '$ko' kind=none && rmmod cqn_splat"
+if [ "$status" = 0 ]; then
+	ok "clean load and unload passes the gate"
+else
+	not_ok "clean load and unload passes the gate" "exit $status, want 0 (see $dir/none.log)"
+fi
+
+# On the distro kernel, which also covers its initramfs path.
+vm status --kernel distro --no-rxe -- sh -c 'exit 3'
+if [ "$status" = 3 ]; then
+	ok "command exit status passes through"
+else
+	not_ok "command exit status passes through" "exit $status, want 3 (see $dir/status.log)"
+fi
+
+vm timeout --no-rxe --timeout 60 -- sleep 1000
+if [ "$status" = 124 ] && grep -q 'TIMEOUT' "$dir/timeout.log"; then
+	ok "--timeout kills a hung guest"
+else
+	not_ok "--timeout kills a hung guest" "exit $status, want 124 (see $dir/timeout.log)"
+fi
+
+exit "$failed"
