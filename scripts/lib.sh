@@ -58,6 +58,7 @@ cqn_debug_kdir()
 
 	ver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null)
 	hash=$( (echo "$ver"; cat "$CQN_TOP/scripts/debug-kernel.config" \
-		"$CQN_TOP/scripts/build-kernel") | sha256sum | cut -c1-12)
+		"$CQN_TOP/scripts/build-kernel" "$CQN_TOP"/scripts/kernel-patches/*.patch) |
+		sha256sum | cut -c1-12)
 	echo "$CQN_CACHE/kernel-debug-$hash"
 }
