@@ -284,6 +284,7 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
+bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 
 /* src/cq.c */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,

@@ -140,15 +140,10 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	spin_lock_bh(&conn->lock);
-	conn->posted_recv--;
-	if (!ok) {
+	if (!cqn_conn_recv_taken(conn, wc, ok)) {
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
-	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
-	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
-	if (!conn->posted_recv)
-		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
 
 	seq = conn->expected_seq;
 	if (cfg->verify) {

@@ -148,6 +148,31 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	return false;
 }
 
+/**
+ * cqn_conn_recv_taken() - account for a receive completion
+ * @conn: the connection, conn->lock held
+ * @wc: the receive completion
+ * @ok: what cqn_conn_wc_ok() said of @wc
+ *
+ * The buffer is no longer posted whatever the status; a successful receive
+ * is counted, and so is a receive ring left empty by it.
+ *
+ * Context: completion processing; does not sleep.
+ * Return: @ok.
+ */
+bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok)
+{
+	lockdep_assert_held(&conn->lock);
+	conn->posted_recv--;
+	if (!ok)
+		return false;
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
+	if (!conn->posted_recv)
+		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
+	return true;
+}
+
 /* Context: the provider's event context, possibly atomic. */
 static void cqn_conn_qp_event(struct ib_event *event, void *ctx)
 {

@@ -48,15 +48,10 @@ void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret = 0;
 
 	spin_lock_bh(&conn->lock);
-	conn->posted_recv--;
-	if (!ok) {
+	if (!cqn_conn_recv_taken(conn, wc, ok)) {
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
-	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
-	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
-	if (!conn->posted_recv)
-		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
 	if (conn->nfree_send && !conn->npending) {
 		ret = cqn_server_echo(conn, rb->idx, wc->byte_len);
 	} else {
