@@ -160,10 +160,12 @@ ep_stat()
 	awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' "$CQN_DFS/$1/stats"
 }
 
-# wait_for SECONDS CMD...: poll until CMD succeeds.
+# wait_for SECONDS CMD...: run CMD again every 0.2 s until it succeeds.
+# CMD is re-run, its arguments are not re-evaluated: to wait on a value
+# that changes, use wait_stat.
 wait_for()
 {
-	local end=$((SECONDS + $1))
+	local secs=$1 end=$((SECONDS + $1))
 
 	shift
 	while :; do
@@ -171,5 +173,29 @@ wait_for()
 		[ $SECONDS -lt $end ] || break
 		sleep 0.2
 	done
-	fail "timed out after $t s waiting for: $*"
+	fail "timed out after $secs s waiting for: $*"
+}
+
+# stat_test NAME KEY OP VALUE: test(1) the current value of a stat.
+stat_test()
+{
+	local v
+
+	v=$(ep_stat "$1" "$2") || return 1
+	test "$v" "$3" "$4"
+}
+
+# wait_stat SECONDS NAME KEY OP VALUE: wait until stat KEY of endpoint
+# NAME satisfies OP VALUE (a test(1) operator), re-reading it each time.
+wait_stat()
+{
+	local secs=$1 end=$((SECONDS + $1))
+
+	shift
+	while :; do
+		stat_test "$@" && return 0
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	fail "timed out after $secs s waiting for $1 $2 $3 $4 (now '$(ep_stat "$1" "$2")')"
 }

@@ -131,13 +131,13 @@ counters_agree()
 		check_clean_run cli $N || return 1
 		[ $(($(rxe_sent rxe1) - sent0)) -ge $N ] ||
 			{ fail "rxe1 sent $(($(rxe_sent rxe1) - sent0)) packets for $N messages"; return 1; }
-		wait_for 20 test "$(ep_stat srv msgs_sent)" = $N || return 1
+		wait_stat 20 srv msgs_sent = $N || return 1
 		expect_eq "$(ep_stat srv msgs_received)" $N "server received (run $run)" || return 1
 		expect_eq "$(ep_stat srv bytes_sent)" $((N * 4095)) "server bytes echoed" || return 1
 		ep_enable cli 0 || return 1
 		expect_eq "$(ep_attr cli state)" idle "state after disable" || return 1
 	done
-	wait_for 20 test "$(ep_stat srv conns_active)" = 0 || return 1
+	wait_stat 20 srv conns_active = 0 || return 1
 	# The second run's connection closed after the last reset.
 	[ "$(ep_stat srv conns_closed)" -ge 1 ] || { fail "server counted no closed connection"; return 1; }
 	ep_remove cli srv
@@ -152,7 +152,7 @@ rdma_client_interop()
 	start_server || return 1
 	out=$(timeout 60 rdma_client -s $SERVER_ADDR 2>&1) || { fail "rdma_client failed: $out"; return 1; }
 	echo "$out"
-	wait_for 20 test "$(ep_stat srv msgs_sent)" = 1 || return 1
+	wait_stat 20 srv msgs_sent = 1 || return 1
 	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
 	ep_remove srv
 }
@@ -185,10 +185,10 @@ disconnect_midstream()
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
 		iterations=0 duration_ms=0 || return 1
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_for 30 test "$(ep_stat cli msgs_verified)" -gt 50 || return 1
+	wait_stat 30 cli msgs_verified -gt 50 || return 1
 	ep_enable cli 0 || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors after stop" || return 1
-	wait_for 30 test "$(ep_stat srv conns_active)" = 0 || return 1
+	wait_stat 30 srv conns_active = 0 || return 1
 	expect_eq "$(ep_attr srv state)" running "server keeps serving" || return 1
 	before=$(ep_stat srv wc_errors)
 	ep_remove cli
@@ -205,7 +205,7 @@ link_delete_under_traffic()
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
 		iterations=0 duration_ms=0 || return 1
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_for 30 test "$(ep_stat cli msgs_verified)" -gt 50 || return 1
+	wait_stat 30 cli msgs_verified -gt 50 || return 1
 	# The server's side of the connection is on rxe0, the client's on rxe1.
 	expect_match "$(cat "$CQN_DFS"/srv/conns/*/stats)" '^device rxe0$' \
 		"server connection device" || return 1
@@ -213,7 +213,7 @@ link_delete_under_traffic()
 	ep_wait_state cli error 30 || return 1
 	expect_match "$(ep_attr cli last_error)" "rxe1 removed" "client's reason" || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "no message error before removal" || return 1
-	wait_for 60 test "$(ep_stat srv conns_active)" = 0 || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
 	rdma link add rxe1 type rxe netdev veth1 || { fail "rdma link add rxe1"; return 1; }
 	ep_enable cli 0 || return 1
 	expect_write "$CQN_CFS/endpoints/cli/duration_ms" 0 || return 1
