@@ -20,6 +20,8 @@
 #define CQN_DURATION_MS_MAX	(24 * 3600 * 1000)
 /* Registered buffers one connection may pin: send + receive rings. */
 #define CQN_CONN_BUF_MAX	(64 * 1024 * 1024)
+/* Default poll_window_max_us of adaptive mode. */
+#define CQN_POLL_WINDOW_DEFAULT_US	50
 
 /**
  * enum cqn_role - what an endpoint does
@@ -35,11 +37,18 @@ enum cqn_role {
  * enum cqn_cq_mode - how the CQ engine learns about completions
  * @CQN_CQ_EVENT: comp_handler schedules a drain; re-arm after each drain
  * @CQN_CQ_POLL: a kernel thread busy-polls and never arms
+ * @CQN_CQ_ADAPTIVE: event-driven, but keeps polling for a while after each
+ *	event before re-arming
+ * @CQN_CQ_SOFTIRQ: the RDMA core's ib_alloc_cq() with IB_POLL_SOFTIRQ
+ * @CQN_CQ_WORKQUEUE: the RDMA core's ib_alloc_cq() with IB_POLL_WORKQUEUE
  * @CQN_CQ_MODE_COUNT: number of modes
  */
 enum cqn_cq_mode {
 	CQN_CQ_EVENT,
 	CQN_CQ_POLL,
+	CQN_CQ_ADAPTIVE,
+	CQN_CQ_SOFTIRQ,
+	CQN_CQ_WORKQUEUE,
 	CQN_CQ_MODE_COUNT,
 };
 
@@ -65,6 +74,10 @@ enum cqn_workload {
  * @cq_mode: enum cqn_cq_mode
  * @cq_count: moderation: completions per event (0: off)
  * @cq_period: moderation: microseconds per event (0: off)
+ * @adaptive_moderation: pick cq_count/cq_period from the observed load
+ * @poll_cpu: poll mode: CPU the polling thread runs on (-1: any)
+ * @poll_window_max_us: adaptive mode: longest polling window
+ * @solicited_only: arm the CQ for solicited completions only
  * @max_conns: server: connections accepted at once
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
@@ -83,6 +96,10 @@ struct cqn_config {
 	u32 cq_mode;
 	u32 cq_count;
 	u32 cq_period;
+	bool adaptive_moderation;
+	s32 poll_cpu;
+	u32 poll_window_max_us;
+	bool solicited_only;
 	u32 max_conns;
 	u32 workload;
 	u32 queue_depth;
@@ -99,5 +116,7 @@ extern const unsigned int cqn_role_count, cqn_workload_count;
 void cqn_config_defaults(struct cqn_config *cfg);
 int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len);
 u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
+bool cqn_cq_mode_is_core(u32 mode);
+int cqn_cq_mode_switch_check(u32 from, u32 to);
 
 #endif /* _CQN_CONFIG_H */

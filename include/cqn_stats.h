@@ -34,6 +34,14 @@
  * @CQN_STAT_cq_empty_polls: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_spurious_events: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_rearm_missed: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_wakeups: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_arms: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_window_hits: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
+ * @CQN_STAT_moder_changes: see Documentation/admin-guide.rst
+ * @CQN_STAT_sw_moder_timer_fires: see Documentation/admin-guide.rst
+ * @CQN_STAT_cpu_ns: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
@@ -62,6 +70,14 @@ enum cqn_stat {
 	CQN_STAT_cq_empty_polls,
 	CQN_STAT_cq_spurious_events,
 	CQN_STAT_cq_rearm_missed,
+	CQN_STAT_cq_wakeups,
+	CQN_STAT_cq_arms,
+	CQN_STAT_cq_window_hits,
+	CQN_STAT_cq_mode_switches,
+	CQN_STAT_cq_resizes,
+	CQN_STAT_moder_changes,
+	CQN_STAT_sw_moder_timer_fires,
+	CQN_STAT_cpu_ns,
 	CQN_STAT_cq_async_events,
 	CQN_STAT_qp_async_events,
 	CQN_STAT_conns_accepted,
@@ -71,27 +87,46 @@ enum cqn_stat {
 };
 
 /**
+ * enum cqn_hist_id - the histograms of a statistics block
+ * @CQN_H_RTT: client round-trip time, nanoseconds
+ * @CQN_H_CQ_BATCH: completions handed to the connection per wakeup
+ * @CQN_H_CQ_DELAY: from a completion event to the start of its processing, ns
+ * @CQN_H_CQ_PROC: time one wakeup spent processing completions, ns
+ * @CQN_H_COUNT: number of histograms
+ */
+enum cqn_hist_id {
+	CQN_H_RTT,
+	CQN_H_CQ_BATCH,
+	CQN_H_CQ_DELAY,
+	CQN_H_CQ_PROC,
+	CQN_H_COUNT
+};
+
+/**
  * struct cqn_stats_pcpu - one CPU's share of a statistics block
  * @cnt: the counters
- * @rtt: round-trip-time histogram, nanoseconds
- * @rtt_max: largest round trip seen on this CPU
+ * @hist: the histograms
+ * @hist_max: the largest value each histogram saw on this CPU
  */
 struct cqn_stats_pcpu {
 	u64 cnt[CQN_STAT_COUNT];
-	u64 rtt[CQN_HIST_BUCKETS];
-	u64 rtt_max;
+	u64 hist[CQN_H_COUNT][CQN_HIST_BUCKETS];
+	u64 hist_max[CQN_H_COUNT];
 };
 
 /**
  * struct cqn_stats_sum - a statistics block summed over CPUs
  * @cnt: the counters
- * @rtt: round-trip-time histogram
- * @rtt_max: largest round trip
+ * @hist: the histograms
+ * @hist_max: the largest value each histogram saw
+ * @poll_window_us: adaptive mode's current polling window (largest of the
+ *	live CQs; a gauge filled in by whoever sums live connections)
  */
 struct cqn_stats_sum {
 	u64 cnt[CQN_STAT_COUNT];
-	u64 rtt[CQN_HIST_BUCKETS];
-	u64 rtt_max;
+	u64 hist[CQN_H_COUNT][CQN_HIST_BUCKETS];
+	u64 hist_max[CQN_H_COUNT];
+	u64 poll_window_us;
 };
 
 /**
@@ -111,6 +146,7 @@ void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *fro
 void cqn_stats_reset(struct cqn_stats *s);
 void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum);
 void cqn_stats_print_latency(struct seq_file *m, const struct cqn_stats_sum *sum);
+void cqn_stats_print_cq(struct seq_file *m, const struct cqn_stats_sum *sum);
 
 /**
  * cqn_stat_add() - add to a counter of this CPU
@@ -138,19 +174,20 @@ static inline void cqn_stat_inc(struct cqn_stats *s, enum cqn_stat stat)
 }
 
 /**
- * cqn_stat_rtt() - record one round trip
+ * cqn_stat_hist() - record one value in a histogram of this CPU
  * @s: the block
- * @ns: the round-trip time
+ * @h: the histogram
+ * @v: the value
  *
  * Context: any, including the completion handler.
  */
-static inline void cqn_stat_rtt(struct cqn_stats *s, u64 ns)
+static inline void cqn_stat_hist(struct cqn_stats *s, enum cqn_hist_id h, u64 v)
 {
 	struct cqn_stats_pcpu *p = get_cpu_ptr(s->pcpu);
 
-	p->rtt[cqn_hist_bucket(ns)]++;
-	if (ns > p->rtt_max)
-		p->rtt_max = ns;
+	p->hist[h][cqn_hist_bucket(v)]++;
+	if (v > p->hist_max[h])
+		p->hist_max[h] = v;
 	put_cpu_ptr(s->pcpu);
 }
 

@@ -11,8 +11,10 @@
  *
  *   cqn_endpoints_lock (mutex, src/endpoint.c)	the list of endpoints
  *     ep->lock (mutex)				configuration, enable/disable
- *       ep->state_lock (spinlock, irqsave)	state, last_error, connection lists
- *         conn->lock (spinlock, bh)		a connection's rings and workload
+ *       ep->tune_lock (mutex)			live changes of CQ engines
+ *         ep->state_lock (spinlock, irqsave)	state, last_error, connection lists
+ *           conn->lock (spinlock, bh)		a connection's rings and workload
+ *         cq->lock (spinlock, irqsave)		a CQ engine's staging ring
  *
  *   cqn_devices_lock (mutex, src/device.c) is a leaf: nothing is taken under it.
  *
@@ -20,11 +22,14 @@
  * held, and rdma_destroy_id() takes that mutex: so no handler ever takes
  * ep->lock, and ep->lock is never held while waiting for a connection to be
  * destroyed by the reaper (ep->reap_work), the one place connections die.
+ * A handler may take ep->tune_lock (a new connection catching up with a
+ * live change): whoever holds it never waits for a handler or the reaper.
  */
 #ifndef _CQNOTIFY_H
 #define _CQNOTIFY_H
 
 #include <linux/configfs.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -34,6 +39,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "cqn_config.h"
+#include "cqn_moder.h"
 #include "cqn_stats.h"
 
 /* Longest last_error text. */
@@ -66,29 +72,119 @@ enum cqn_ep_state {
 };
 
 /**
+ * enum cqn_moder_kind - how a CQ's completions are moderated
+ * @CQN_MODER_OFF: every completion wakes the consumer
+ * @CQN_MODER_HW: the device moderates (rdma_set_cq_moderation())
+ * @CQN_MODER_SW: the engine holds completions back (src/cq.c)
+ */
+enum cqn_moder_kind {
+	CQN_MODER_OFF,
+	CQN_MODER_HW,
+	CQN_MODER_SW,
+};
+
+/**
+ * struct cqn_cq_owner - what the CQ engine needs from the connection it serves
+ * @fatal: the CQ reported an asynchronous error; called in any context
+ * @need_any: solicited_only: may the CQ be armed for solicited completions
+ *	only? Returns true when the owner is waiting for a completion that
+ *	raises no solicited event (a send completion); process context
+ */
+struct cqn_cq_owner {
+	void (*fatal)(void *owner, const char *why);
+	bool (*need_any)(void *owner);
+};
+
+/**
  * struct cqn_cq - a CQ and the engine that learns about its completions
  * @cq: the verbs CQ
- * @mode: enum cqn_cq_mode this engine runs in
+ * @name: "<endpoint>.<connection>", for threads, logs and trace events
+ * @core: allocated by ib_alloc_cq(); the RDMA core polls it
+ * @has_resize: the provider implements resize_cq
+ * @has_modify: the provider implements modify_cq
+ * @max_moder_count: the device's moderation count limit
+ * @max_moder_period: the device's moderation period limit, microseconds
+ * @max_cqe: the device's CQ size limit
  * @stats: where the engine counts (the connection's block)
- * @work: event mode: drains the CQ after a completion event
+ * @ops: the owner's callbacks
+ * @owner: their argument
+ * @mode: enum cqn_cq_mode this engine runs in (changed only while quiesced)
+ * @poll_cpu: poll mode: CPU of the polling thread, -1 for any
+ * @solicited_only: arm for solicited completions when the owner allows
+ * @window_max_us: adaptive mode: longest polling window
+ * @moder_kind: enum cqn_moder_kind in effect
+ * @moder: the moderation in effect
+ * @moder_req: the moderation asked for (cq_count, cq_period)
+ * @moder_adaptive: adaptive_moderation: the engine picks @moder
+ * @moder_level: adaptive moderation's level in its profile table
+ * @core_handler: core modes: the core's comp_handler, called after counting
+ * @work: event and adaptive modes: processes the CQ after an event
  * @poller: poll mode: the busy-polling thread
- * @stopping: set before teardown; the completion handler then does nothing
- * @from_event: the next drain was started by an event (to count spurious ones)
- * @fatal: called (any context) when the CQ reports an asynchronous error
- * @owner: argument for @fatal
- * @wcs: the poll array of the one context that processes the CQ (the event
- *	work item never runs twice at once; the poll thread is alone)
+ * @timer: software moderation: wakes the consumer when the period runs out
+ * @stopping: set before teardown; handlers then do nothing
+ * @paused: set while a live change is applied; handlers then do nothing
+ * @from_event: the next run of @work was started by an event
+ * @event_ns: when the event that started the next run of @work arrived
+ * @window_us: adaptive mode: the current polling window
+ * @window_start_ns: adaptive mode: when the last window started
+ * @sample_ns: adaptive moderation: start of the current sample
+ * @sample_done: adaptive moderation: completions in the sample
+ * @sample_wakeups: adaptive moderation: wakeups in the sample
+ * @lock: protects the staging ring and @timer_armed; every ib_poll_cq() of
+ *	an own-mode CQ happens under it, so completions keep their order
+ * @stage: software moderation: completions taken from the CQ, not yet
+ *	handed to the owner (a ring of CQN_SW_MODER_MAX_COUNT)
+ * @stage_head: first entry of @stage
+ * @stage_n: entries in @stage
+ * @stage_first_ns: when the oldest staged completion was taken
+ * @timer_armed: @timer is queued
+ * @wcs: the poll array of the one context that processes the CQ (the work
+ *	item never runs twice at once; the poll thread is alone)
  */
 struct cqn_cq {
 	struct ib_cq *cq;
-	u32 mode;
+	char name[40];
+	bool core;
+	bool has_resize;
+	bool has_modify;
+	u16 max_moder_count;
+	u16 max_moder_period;
+	int max_cqe;
 	struct cqn_stats *stats;
+	const struct cqn_cq_owner *ops;
+	void *owner;
+
+	u32 mode;
+	s32 poll_cpu;
+	bool solicited_only;
+	u32 window_max_us;
+	u32 moder_kind;
+	struct cqn_moder moder;
+	struct cqn_moder moder_req;
+	bool moder_adaptive;
+	unsigned int moder_level;
+	void (*core_handler)(struct ib_cq *cq, void *ctx);
+
 	struct work_struct work;
 	struct task_struct *poller;
+	struct hrtimer timer;
 	bool stopping;
+	bool paused;
 	bool from_event;
-	void (*fatal)(void *owner, const char *why);
-	void *owner;
+	u64 event_ns;
+	u32 window_us;
+	u64 window_start_ns;
+	u64 sample_ns;
+	u64 sample_done;
+	u64 sample_wakeups;
+
+	/* protects the staging ring and timer_armed; held around ib_poll_cq() */
+	spinlock_t lock;
+	struct ib_wc *stage;
+	u32 stage_head;
+	u32 stage_n;
+	u64 stage_first_ns;
+	bool timer_armed;
 	struct ib_wc *wcs;
 };
 
@@ -120,6 +216,7 @@ struct cqn_endpoint;
  * @cm_id: its rdma_cm id
  * @pd: protection domain on the connection's device
  * @cq: the CQ engine serving both queues
+ * @cq_depth: the CQ size last asked of the provider (ep->tune_lock)
  * @qp: the RC QP (@cm_id->qp)
  * @msg_size: buffer size
  * @sbufs: send ring
@@ -153,6 +250,7 @@ struct cqn_conn {
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
 	struct cqn_cq cq;
+	u32 cq_depth;
 	struct ib_qp *qp;
 	u32 msg_size;
 	struct cqn_buf *sbufs;
@@ -187,6 +285,8 @@ struct cqn_conn {
  * @group: the configfs group
  * @node: on cqn_endpoints, protected by cqn_endpoints_lock
  * @lock: protects @cfg, @enabled, @cm_id and @cq_depth_actual
+ * @tune_lock: serialises live changes of the connections' CQ engines with
+ *	new connections joining and the reaper taking connections away
  * @cfg: the configuration
  * @enabled: the "enable" attribute
  * @cm_id: server: the listening rdma_cm id; client: its connection's id
@@ -217,6 +317,8 @@ struct cqn_endpoint {
 	bool enabled;
 	struct rdma_cm_id *cm_id;
 	int cq_depth_actual;
+	/* live changes of CQ engines vs. connections joining and leaving */
+	struct mutex tune_lock;
 
 	/* protects state, last_error, the connection lists and run times */
 	spinlock_t state_lock;
@@ -274,6 +376,8 @@ u32 cqn_ep_state(struct cqn_endpoint *ep);
 void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum);
 void cqn_ep_stats_reset(struct cqn_endpoint *ep);
 u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
+int cqn_ep_retune(struct cqn_endpoint *ep);
+int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
 
 /* src/conn.c */
@@ -282,17 +386,24 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id);
 int cqn_conn_publish(struct cqn_conn *conn);
 void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
-int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len);
+int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
+int cqn_conn_retune(struct cqn_conn *conn);
 
 /* src/cq.c */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
-		  int comp_vector, struct cqn_stats *stats,
-		  void (*fatal)(void *owner, const char *why), void *owner);
-int cqn_cq_start(struct cqn_cq *c, const char *name);
+		  int comp_vector, struct cqn_stats *stats, const char *name,
+		  const struct cqn_cq_owner *ops, void *owner);
+int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
+int cqn_cq_set_mode(struct cqn_cq *c, u32 mode);
+int cqn_cq_set_moderation(struct cqn_cq *c, u32 cq_count, u32 cq_period, bool adaptive);
+int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted);
+void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg);
+int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
+u32 cqn_cq_window_us(struct cqn_cq *c);
 
 /* src/cm.c */
 int cqn_cm_listen(struct cqn_endpoint *ep);

@@ -27,33 +27,40 @@ static bool cqn_client_more(struct cqn_conn *conn, u64 now)
 	return true;
 }
 
-/* Post as many messages as the workload allows; conn->lock held. */
+/*
+ * Post as many messages as the workload allows; conn->lock held. The last
+ * message of each burst is solicited: after it the client waits for echoes,
+ * so a server arming for solicited completions only must hear of it. One
+ * clock reading for the whole burst makes "last" exact in duration runs.
+ */
 static int cqn_client_pump(struct cqn_conn *conn)
 {
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
+	u64 now = ktime_get_ns();
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
 	while (!conn->finished && conn->established && conn->outstanding < window &&
-	       conn->nfree_send) {
-		u64 now = ktime_get_ns();
+	       conn->nfree_send && cqn_client_more(conn, now)) {
 		struct cqn_buf *sb;
+		bool last;
 		u64 seq;
 
-		if (!cqn_client_more(conn, now))
-			break;
 		seq = conn->next_seq;
 		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
 		cqn_msg_stamp(sb->data, conn->msg_size, seq, now, cfg->verify);
 		sb->len = conn->msg_size;
 		conn->send_ns[seq % conn->nsend] = now;
-		ret = cqn_conn_post_send(conn, sb->idx, sb->len);
+		conn->next_seq++;
+		last = conn->outstanding + 1 >= window || !conn->nfree_send ||
+		       !cqn_client_more(conn, now);
+		ret = cqn_conn_post_send(conn, sb->idx, sb->len, last);
 		if (ret) {
+			conn->next_seq--;
 			conn->free_send[conn->nfree_send++] = sb->idx;
 			return ret;
 		}
-		conn->next_seq++;
 		conn->outstanding++;
 	}
 	return 0;
@@ -155,7 +162,7 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (v == CQN_MSG_OK) {
 		if (cfg->verify)
 			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_verified);
-		cqn_stat_rtt(&conn->stats, now - conn->send_ns[seq % conn->nsend]);
+		cqn_stat_hist(&conn->stats, CQN_H_RTT, now - conn->send_ns[seq % conn->nsend]);
 		conn->expected_seq++;
 	} else {
 		cqn_client_count_error(conn, v, conn->expected_seq, seq);

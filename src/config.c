@@ -24,7 +24,12 @@ const unsigned int cqn_role_count = ARRAY_SIZE(cqn_role_names);
 const char *const cqn_cq_mode_names[] = {
 	[CQN_CQ_EVENT] = "event",
 	[CQN_CQ_POLL] = "poll",
+	[CQN_CQ_ADAPTIVE] = "adaptive",
+	[CQN_CQ_SOFTIRQ] = "softirq",
+	[CQN_CQ_WORKQUEUE] = "workqueue",
 };
+
+static_assert(ARRAY_SIZE(cqn_cq_mode_names) == CQN_CQ_MODE_COUNT);
 
 const char *const cqn_workload_names[] = {
 	[CQN_WL_PINGPONG] = "pingpong",
@@ -53,6 +58,8 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->recv_depth = 64;
 	cfg->cq_depth = 256;
 	cfg->cq_mode = CQN_CQ_EVENT;
+	cfg->poll_cpu = -1;
+	cfg->poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
 	cfg->max_conns = 16;
 	cfg->workload = CQN_WL_PINGPONG;
 	cfg->queue_depth = 16;
@@ -73,6 +80,42 @@ u64 cqn_config_buf_bytes(const struct cqn_config *cfg)
 	return ((u64)cfg->send_depth + cfg->recv_depth) * cfg->msg_size;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_config_buf_bytes);
+
+/**
+ * cqn_cq_mode_is_core() - is @mode one where the RDMA core polls the CQ?
+ * @mode: enum cqn_cq_mode
+ *
+ * Context: any.
+ * Return: true for softirq and workqueue.
+ */
+bool cqn_cq_mode_is_core(u32 mode)
+{
+	return mode == CQN_CQ_SOFTIRQ || mode == CQN_CQ_WORKQUEUE;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_cq_mode_is_core);
+
+/**
+ * cqn_cq_mode_switch_check() - can a running CQ change from @from to @to?
+ * @from: the current mode
+ * @to: the requested mode
+ *
+ * The module's own modes (event, poll, adaptive) share one CQ and switch in
+ * place. The core's modes own their CQ from ib_alloc_cq() to ib_free_cq(),
+ * and a QP cannot move to another CQ, so a switch into, out of or between
+ * them needs new connections: disable, change, enable.
+ *
+ * Context: any.
+ * Return: 0 or -EBUSY.
+ */
+int cqn_cq_mode_switch_check(u32 from, u32 to)
+{
+	if (from == to)
+		return 0;
+	if (cqn_cq_mode_is_core(from) || cqn_cq_mode_is_core(to))
+		return -EBUSY;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_cq_mode_switch_check);
 
 /**
  * cqn_config_check() - the rules between attributes, checked at enable

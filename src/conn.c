@@ -96,11 +96,13 @@ int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx)
  * @conn: the connection
  * @idx: index in the send ring
  * @len: bytes to send (may be 0)
+ * @solicited: set IB_SEND_SOLICITED: the peer may be waiting for this one
+ *	(see "CQ modes", solicited_only)
  *
  * Context: any; caller holds conn->lock.
  * Return: 0 or -errno from the provider.
  */
-int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len)
+int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
 {
 	struct cqn_buf *b = &conn->sbufs[idx];
 	struct ib_sge sge = {
@@ -113,7 +115,7 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len)
 		.sg_list = &sge,
 		.num_sge = len ? 1 : 0,
 		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
+		.send_flags = IB_SEND_SIGNALED | (solicited ? IB_SEND_SOLICITED : 0),
 	};
 
 	ib_dma_sync_single_for_device(conn->cm_id->device, b->dma, len, DMA_TO_DEVICE);
@@ -196,6 +198,29 @@ static void cqn_conn_cq_fatal(void *owner, const char *why)
 	cqn_conn_close(owner, "%s", why);
 }
 
+/*
+ * solicited_only: is the connection waiting for a completion that raises no
+ * solicited event? A server is when receives wait for a send buffer; a
+ * client when it cannot send for lack of a buffer, or when every echo is in
+ * and only send completions are outstanding. Read without conn->lock (the
+ * engine may ask from the comp_handler): the engine asks right after it has
+ * processed the CQ, from the context that changes these fields.
+ */
+static bool cqn_conn_need_any(void *owner)
+{
+	struct cqn_conn *conn = owner;
+	u32 nfree = READ_ONCE(conn->nfree_send);
+
+	if (conn->ep->cfg.role == CQN_ROLE_SERVER)
+		return READ_ONCE(conn->npending);
+	return !nfree || (nfree != conn->nsend && !READ_ONCE(conn->outstanding));
+}
+
+static const struct cqn_cq_owner cqn_conn_cq_owner = {
+	.fatal = cqn_conn_cq_fatal,
+	.need_any = cqn_conn_need_any,
+};
+
 /**
  * cqn_conn_create() - build a connection on an rdma_cm id
  * @ep: the endpoint
@@ -215,7 +240,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	bool server = cfg->role == CQN_ROLE_SERVER;
 	struct ib_qp_init_attr qp_attr = {};
 	struct cqn_conn *conn;
-	char name[32];
+	char name[40];
 	u32 i;
 	int ret;
 
@@ -259,9 +284,11 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
 	spin_unlock_irq(&ep->state_lock);
+	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
+	conn->cq_depth = READ_ONCE(cfg->cq_depth);
 	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg,
 			    conn->id % max(cm_id->device->num_comp_vectors, 1),
-			    &conn->stats, cqn_conn_cq_fatal, conn);
+			    &conn->stats, name, &cqn_conn_cq_owner, conn);
 	if (ret)
 		goto err_pd;
 	/* The provider may round the size up; show what it gave. */
@@ -293,8 +320,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	if (!conn->rbufs)
 		goto err_sbufs;
 
-	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
-	ret = cqn_cq_start(&conn->cq, name);
+	ret = cqn_cq_start(&conn->cq);
 	if (ret)
 		goto err_rbufs;
 
@@ -375,6 +401,9 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
  * cqn_conn_publish() - put a new connection on its endpoint's list
  * @conn: the connection, fresh from cqn_conn_create()
  *
+ * A live change made while the connection was being built did not see it:
+ * once on the list, it catches up with the configuration.
+ *
  * Context: process context.
  * Return: 0, or -ECONNREFUSED when the endpoint is stopping or already has
  * max_conns connections (the caller then destroys @conn).
@@ -384,6 +413,7 @@ int cqn_conn_publish(struct cqn_conn *conn)
 	struct cqn_endpoint *ep = conn->ep;
 	int ret = -ECONNREFUSED;
 
+	mutex_lock(&ep->tune_lock);
 	spin_lock_irq(&ep->state_lock);
 	if (ep->accepting && ep->nconns < ep->cfg.max_conns) {
 		list_add_tail(&conn->node, &ep->conns);
@@ -392,7 +422,52 @@ int cqn_conn_publish(struct cqn_conn *conn)
 		ret = 0;
 	}
 	spin_unlock_irq(&ep->state_lock);
+	if (!ret && cqn_conn_retune(conn))
+		pr_warn_ratelimited("%s: connection %u keeps its CQ settings: a live change did not apply\n",
+				    config_item_name(&ep->group.cg_item), conn->id);
+	mutex_unlock(&ep->tune_lock);
 	return ret;
+}
+
+/**
+ * cqn_conn_retune() - make the connection's CQ engine match the configuration
+ * @conn: the connection
+ *
+ * Applies the live-tunable attributes (cq_mode, cq_count, cq_period,
+ * adaptive_moderation, cq_depth, poll_cpu, poll_window_max_us,
+ * solicited_only) that differ from what the engine runs with. Idempotent.
+ *
+ * Context: process context, ep->tune_lock held.
+ * Return: 0 or the first -errno; what failed keeps its previous setting.
+ */
+int cqn_conn_retune(struct cqn_conn *conn)
+{
+	const struct cqn_config *cfg = &conn->ep->cfg;
+	struct cqn_cq *c = &conn->cq;
+	u32 depth = READ_ONCE(cfg->cq_depth);
+	u32 count = READ_ONCE(cfg->cq_count), period = READ_ONCE(cfg->cq_period);
+	bool adaptive = READ_ONCE(cfg->adaptive_moderation);
+	int ret;
+
+	lockdep_assert_held(&conn->ep->tune_lock);
+	cqn_cq_set_tuning(c, cfg);
+	ret = cqn_cq_set_mode(c, READ_ONCE(cfg->cq_mode));
+	if (ret)
+		return ret;
+	if (adaptive != c->moder_adaptive || c->moder_req.count != count ||
+	    c->moder_req.period_us != period) {
+		ret = cqn_cq_set_moderation(c, count, period, adaptive);
+		if (ret)
+			return ret;
+	}
+	if (depth != conn->cq_depth) {
+		ret = cqn_cq_resize(c, depth, conn->nsend + conn->nrecv + 1);
+		if (ret)
+			return ret;
+		conn->cq_depth = depth;
+		WRITE_ONCE(conn->ep->cq_depth_actual, c->cq->cqe);
+	}
+	return 0;
 }
 
 /**

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CQ engine: the one place that knows how a connection learns about its
- * completions. It polls them in batches and hands each to wr_cqe->done().
+ * completions. It takes them from the CQ in batches and hands each to
+ * wr_cqe->done(); how it learns that there is something to take is the
+ * cq_mode, and when it hands them over is the moderation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "cqnotify.h"
+#include "cqn_trace.h"
 
 /* Completions taken from the CQ per ib_poll_cq() call, as the core does. */
 #define CQN_POLL_BATCH		16
-/* Completions one event-mode drain handles before yielding the worker. */
+/* Completions one event-mode wakeup handles before yielding the worker. */
 #define CQN_EVENT_BUDGET	256
 /* Completions the poll thread handles between two cond_resched() calls. */
 #define CQN_POLL_BUDGET		64
@@ -30,86 +34,421 @@
  *	tasklet on rxe, hard IRQ on hardware), so it only counts the event and
  *	queues a work item. The work item polls in batches of 16 with a budget
  *	of 256 completions; when the CQ is empty it re-arms with
- *	``IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS``. A positive return
- *	means completions arrived between the last poll and the arm, which
- *	would otherwise never raise an event: the work item polls again
- *	(counted as ``cq_rearm_missed``). A drain that finds nothing on its
- *	first poll after an event counts as ``cq_spurious_events``.
+ *	``IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS``.
+ *
+ *	The arm/poll race: a completion that lands after the last poll found
+ *	the CQ empty but before the arm takes effect raises no event, because
+ *	the CQ was not armed when it arrived. ``IB_CQ_REPORT_MISSED_EVENTS``
+ *	closes it: the arm returns a positive value when completions may be
+ *	waiting, and the work item polls again instead of sleeping (counted as
+ *	``cq_rearm_missed``). A wakeup whose first poll finds nothing counts
+ *	as ``cq_spurious_events``.
  *
  * ``poll``
- *	A kernel thread per CQ calls ib_poll_cq() in batches and never arms
- *	the CQ, so no interrupt or event is ever taken. It calls
- *	cond_resched() every 64 completions or after an empty poll: it costs
- *	a whole CPU while the endpoint runs, in exchange for the shortest
- *	path from completion to handler.
+ *	A kernel thread per CQ (``cqn-poll/<endpoint>.<connection>``, pinned
+ *	to ``poll_cpu`` unless it is -1) calls ib_poll_cq() in batches and
+ *	never arms the CQ, so no interrupt or event is ever taken. It calls
+ *	cond_resched() after every 64 completions or an empty poll: it costs a
+ *	whole CPU while the endpoint runs, in exchange for the shortest path
+ *	from completion to handler.
  *
- * In both modes every work completion goes to ``wc->wr_cqe->done()``, the
- * same contract as the RDMA core's own CQ API, so ib_drain_qp() works.
+ * ``adaptive``
+ *	Like ``event``, but after the work item has emptied the CQ it keeps
+ *	polling for a window before it re-arms. A completion found inside the
+ *	window doubles it and starts it again; a window that runs out empty
+ *	halves it; an event that a window of at most ``poll_window_max_us``
+ *	would have caught sets it to twice the gap. Under steady load the
+ *	window covers the gap between completions and the engine behaves like
+ *	``poll`` (no events, no interrupts); when traffic stops the window
+ *	shrinks to 0 and the engine sleeps like ``event``. The current window
+ *	is shown as ``poll_window_us``, completions caught by it as
+ *	``cq_window_hits``.
+ *
+ * ``softirq``, ``workqueue``
+ *	The RDMA core's own CQ API, as in-tree ULPs (nvme-rdma, iSER, SRP)
+ *	use it: ib_alloc_cq() with ``IB_POLL_SOFTIRQ`` or ``IB_POLL_WORKQUEUE``;
+ *	the core polls (irq_poll with a budget, or ib_comp_wq) and calls the
+ *	same ``wr_cqe->done()`` handlers. The baseline the other modes are
+ *	judged against. The engine counts their events by calling the core's
+ *	comp_handler from its own; polls, batches and delays happen inside
+ *	the core and are not counted.
+ *
+ * ``solicited_only``
+ *	Own modes arm with ``IB_CQ_SOLICITED`` instead of
+ *	``IB_CQ_NEXT_COMP``: only a received message whose sender set
+ *	``IB_SEND_SOLICITED`` raises an event. Send completions and unsolicited
+ *	receives raise none; they stay in the CQ and are handled by the next
+ *	wakeup, which always empties the CQ. Every cqnotify sender solicits
+ *	the messages a peer may be waiting for (see src/client.c and
+ *	src/server.c), and before arming the engine asks the connection
+ *	whether it is itself waiting for a send completion (a client whose
+ *	echoes are all in, a server with receives waiting for a send buffer):
+ *	then it arms with ``IB_CQ_NEXT_COMP`` for that round, so nothing waits
+ *	forever.
+ *
+ * Live changes of cq_mode (among event, poll and adaptive), moderation and
+ * cq_depth quiesce the engine first: the handler stops queueing, the poll
+ * thread stops, the work item and the moderation timer are cancelled.
+ * Completions keep arriving in the CQ meanwhile; the engine then resumes in
+ * the new configuration with a wakeup that empties the CQ before arming, so
+ * nothing is lost or handled twice. The core's modes own their CQ, so
+ * switching into or out of them needs a disable/enable.
+ *
+ * In every mode each work completion goes to ``wc->wr_cqe->done()``, the
+ * same contract as the RDMA core's CQ API, so ib_drain_qp() works.
  */
 
-/* Poll up to @budget completions and dispatch them; returns how many. */
-static int cqn_cq_process(struct cqn_cq *c, struct ib_wc *wcs, int budget)
-{
-	int i, n, done = 0;
+/**
+ * DOC: Moderation
+ *
+ * ``cq_count`` and ``cq_period`` (microseconds) ask for fewer wakeups: the
+ * consumer is woken when ``cq_count`` completions are pending or
+ * ``cq_period`` has passed since the first pending one.
+ *
+ * Where the provider implements modify_cq, the engine programs the device
+ * with rdma_set_cq_moderation() (clamped to attr.cq_caps, with a message
+ * when it clamps): ``moderation_effective`` reads ``hw count=.. period=..``.
+ *
+ * Where it does not (rxe and siw return -EOPNOTSUPP), the engine moderates
+ * in software, in event and adaptive modes: the comp_handler takes the
+ * completions from the CQ into a staging ring (under the engine's lock, so
+ * their order is kept), re-arms the CQ so that further completions raise
+ * further events, and wakes the consumer only when ``cq_count`` of them
+ * are staged; otherwise an hrtimer started by the first staged completion
+ * wakes it when ``cq_period`` has passed. A lone completion therefore
+ * waits at most ``cq_period`` and is never stranded. ``moderation_effective``
+ * reads ``sw count=.. period=..``; timer wakeups are ``sw_moder_timer_fires``.
+ * cq_count 1 (or both 0) is off; a count without a period gets 100 us.
+ * Poll mode never waits for events, and the core's modes own their
+ * handler, so software moderation is off in them.
+ */
 
-	while (done < budget) {
-		n = ib_poll_cq(c->cq, min(CQN_POLL_BATCH, budget - done), wcs);
+static const char *const cqn_moder_kind_names[] = {
+	[CQN_MODER_OFF] = "off",
+	[CQN_MODER_HW] = "hw",
+	[CQN_MODER_SW] = "sw",
+};
+
+/*
+ * Take up to @max completions for the consumer: staged ones first, then
+ * from the CQ. c->lock makes each take atomic with respect to staging by the
+ * comp_handler, so completions are handed over in CQ order. *@more says
+ * whether a full batch may be followed by more.
+ */
+static int cqn_cq_take(struct cqn_cq *c, struct ib_wc *wcs, int max, bool *more)
+{
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->stage_n) {
+		while (n < max && c->stage_n) {
+			wcs[n++] = c->stage[c->stage_head];
+			c->stage_head = (c->stage_head + 1) % CQN_SW_MODER_MAX_COUNT;
+			c->stage_n--;
+		}
+		*more = true;
+	} else {
+		n = ib_poll_cq(c->cq, max, wcs);
+		*more = n == max;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return max(n, 0);
+}
+
+/* One wakeup of the consumer: hand over up to @budget completions. */
+static int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
+{
+	u64 t0 = ktime_get_ns();
+	int i, n, done = 0;
+	bool more = true;
+
+	while (done < budget && more) {
+		n = cqn_cq_take(c, c->wcs, min(CQN_POLL_BATCH, budget - done), &more);
 		cqn_stat_inc(c->stats, CQN_STAT_cq_polls);
-		if (n <= 0) {
+		if (!n) {
 			cqn_stat_inc(c->stats, CQN_STAT_cq_empty_polls);
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			struct ib_wc *wc = &wcs[i];
+			struct ib_wc *wc = &c->wcs[i];
 
 			if (wc->wr_cqe)
 				wc->wr_cqe->done(c->cq, wc);
 			else
-				pr_warn_ratelimited("completion without wr_cqe, status %s\n",
-						    ib_wc_status_msg(wc->status));
+				pr_warn_ratelimited("%s: completion without wr_cqe, status %s\n",
+						    c->name, ib_wc_status_msg(wc->status));
 		}
 		done += n;
-		if (n < CQN_POLL_BATCH)
-			break;
+	}
+	if (done) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_wakeups);
+		cqn_stat_hist(c->stats, CQN_H_CQ_BATCH, done);
+		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, ktime_get_ns() - t0);
+		c->sample_done += done;
+		c->sample_wakeups++;
+		trace_cq_poll(c->name, done, budget, from_event);
 	}
 	return done;
 }
 
-static void cqn_cq_event_work(struct work_struct *work)
+/* Arm the CQ; returns > 0 when completions may have been missed. */
+static int cqn_cq_arm(struct cqn_cq *c)
 {
-	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
-	int done;
+	bool solicited = READ_ONCE(c->solicited_only) && !c->ops->need_any(c->owner);
+	int ret;
 
-	if (READ_ONCE(c->stopping))
-		return;
-	done = cqn_cq_process(c, c->wcs, CQN_EVENT_BUDGET);
-	if (!done && READ_ONCE(c->from_event))
-		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
-	WRITE_ONCE(c->from_event, false);
-	if (done >= CQN_EVENT_BUDGET) {
-		/* Leave the CQ unarmed and let other work run first. */
-		queue_work(cqn_wq, &c->work);
-		return;
-	}
-	if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS) > 0) {
+	ret = ib_req_notify_cq(c->cq, (solicited ? IB_CQ_SOLICITED : IB_CQ_NEXT_COMP) |
+				      IB_CQ_REPORT_MISSED_EVENTS);
+	cqn_stat_inc(c->stats, CQN_STAT_cq_arms);
+	if (ret > 0)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_rearm_missed);
-		queue_work(cqn_wq, &c->work);
+	trace_cq_arm(c->name, solicited, ret);
+	return ret;
+}
+
+/* Move completions from the CQ into the staging ring; c->lock held. */
+static void cqn_cq_stage(struct cqn_cq *c, u64 now)
+{
+	lockdep_assert_held(&c->lock);
+	while (c->stage_n < CQN_SW_MODER_MAX_COUNT) {
+		u32 tail = (c->stage_head + c->stage_n) % CQN_SW_MODER_MAX_COUNT;
+		u32 room = min(CQN_SW_MODER_MAX_COUNT - c->stage_n,
+			       CQN_SW_MODER_MAX_COUNT - tail);
+		int n = ib_poll_cq(c->cq, min_t(u32, room, CQN_POLL_BATCH), &c->stage[tail]);
+
+		if (n <= 0)
+			break;
+		if (!c->stage_n)
+			c->stage_first_ns = now;
+		c->stage_n += n;
 	}
 }
 
 /*
+ * Software moderation: stage what the CQ holds and wake the consumer now,
+ * or start the period timer and arm the CQ to hear about more.
+ * Context: the comp_handler's (atomic) or the work item's.
+ */
+static void cqn_cq_sw_intake(struct cqn_cq *c)
+{
+	enum cqn_sw_moder_action act;
+	unsigned long flags;
+	u64 now, deadline = 0;
+	bool start_timer;
+
+	for (;;) {
+		spin_lock_irqsave(&c->lock, flags);
+		now = ktime_get_ns();
+		cqn_cq_stage(c, now);
+		act = cqn_sw_moder_decide(&c->moder, c->stage_n, c->stage_first_ns, now, &deadline);
+		start_timer = act == CQN_SWM_WAIT && !c->timer_armed;
+		if (start_timer)
+			c->timer_armed = true;
+		spin_unlock_irqrestore(&c->lock, flags);
+
+		if (act == CQN_SWM_DISPATCH) {
+			queue_work(cqn_wq, &c->work);
+			return;
+		}
+		if (start_timer)
+			hrtimer_start(&c->timer, ns_to_ktime(deadline - now),
+				      HRTIMER_MODE_REL_SOFT);
+		if (cqn_cq_arm(c) <= 0)
+			return;
+	}
+}
+
+/* Context: softirq (HRTIMER_MODE_REL_SOFT). */
+static enum hrtimer_restart cqn_cq_timer_fn(struct hrtimer *t)
+{
+	struct cqn_cq *c = container_of(t, struct cqn_cq, timer);
+	unsigned long flags;
+	u32 pending;
+
+	spin_lock_irqsave(&c->lock, flags);
+	c->timer_armed = false;
+	pending = c->stage_n;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (pending && !READ_ONCE(c->stopping) && !READ_ONCE(c->paused)) {
+		cqn_stat_inc(c->stats, CQN_STAT_sw_moder_timer_fires);
+		queue_work(cqn_wq, &c->work);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/* Apply count/period: in hardware if the device can, else in software. */
+static int cqn_cq_apply_moderation(struct cqn_cq *c, u32 count, u32 period)
+{
+	struct cqn_moder eff = {};
+	u32 kind = CQN_MODER_OFF;
+	unsigned long flags;
+	int ret;
+
+	if (c->has_modify) {
+		if (cqn_hw_moder_clamp(count, period, c->max_moder_count, c->max_moder_period,
+				       &eff))
+			pr_info_ratelimited("%s: moderation clamped to count %u period %u us (device limits)\n",
+					    c->name, eff.count, eff.period_us);
+		ret = rdma_set_cq_moderation(c->cq, eff.count, eff.period_us);
+		if (!ret) {
+			kind = (eff.count || eff.period_us) ? CQN_MODER_HW : CQN_MODER_OFF;
+			goto done;
+		}
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
+	memset(&eff, 0, sizeof(eff));
+	if ((c->mode == CQN_CQ_EVENT || c->mode == CQN_CQ_ADAPTIVE) &&
+	    cqn_sw_moder_params(count, period, &eff))
+		kind = CQN_MODER_SW;
+done:
+	spin_lock_irqsave(&c->lock, flags);
+	c->moder = eff;
+	WRITE_ONCE(c->moder_kind, kind);
+	spin_unlock_irqrestore(&c->lock, flags);
+	cqn_stat_inc(c->stats, CQN_STAT_moder_changes);
+	trace_cq_moderation(c->name, cqn_moder_kind_names[kind], eff.count, eff.period_us);
+	return 0;
+}
+
+/* Adaptive moderation: every CQN_MODER_SAMPLE_NS, maybe move one level. */
+static void cqn_cq_moder_sample(struct cqn_cq *c, u64 now)
+{
+	unsigned int level;
+	struct cqn_moder m;
+
+	if (!c->moder_adaptive)
+		return;
+	if (!c->sample_ns || now - c->sample_ns < CQN_MODER_SAMPLE_NS) {
+		if (!c->sample_ns)
+			c->sample_ns = now;
+		return;
+	}
+	level = cqn_moder_adapt(c->moder_level, c->sample_done, c->sample_wakeups,
+				now - c->sample_ns);
+	c->sample_ns = now;
+	c->sample_done = 0;
+	c->sample_wakeups = 0;
+	if (level == c->moder_level)
+		return;
+	c->moder_level = level;
+	m = cqn_moder_profile(level);
+	if (cqn_cq_apply_moderation(c, m.count, m.period_us))
+		pr_warn_ratelimited("%s: adaptive moderation level %u failed\n", c->name, level);
+}
+
+/*
+ * Adaptive mode: keep polling for the window after the CQ ran empty.
+ * Returns true when the budget ran out (the caller requeues the work).
+ */
+static bool cqn_cq_poll_window(struct cqn_cq *c, int done)
+{
+	u64 start = ktime_get_ns(), now;
+	u32 max_us = READ_ONCE(c->window_max_us);
+	int n;
+
+	c->window_start_ns = start;
+	while (c->window_us) {
+		n = cqn_cq_process(c, CQN_EVENT_BUDGET - done, false);
+		now = ktime_get_ns();
+		if (n) {
+			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_HIT, 0));
+			done += n;
+			if (done >= CQN_EVENT_BUDGET)
+				return true;
+			start = now;
+			c->window_start_ns = now;
+		} else if (now - start >= (u64)c->window_us * NSEC_PER_USEC) {
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_EMPTY, 0));
+			break;
+		}
+		if (READ_ONCE(c->paused) || READ_ONCE(c->stopping))
+			break;
+		cond_resched();
+	}
+	return false;
+}
+
+/* Event and adaptive modes: one wakeup of the consumer. */
+static void cqn_cq_work(struct work_struct *work)
+{
+	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
+	u64 t0 = ktime_get_ns(), ev;
+	bool from_event;
+	int done;
+
+	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
+		return;
+	from_event = READ_ONCE(c->from_event);
+	ev = READ_ONCE(c->event_ns);
+	WRITE_ONCE(c->from_event, false);
+	if (from_event && ev && t0 > ev) {
+		cqn_stat_hist(c->stats, CQN_H_CQ_DELAY, t0 - ev);
+		if (c->mode == CQN_CQ_ADAPTIVE && ev > c->window_start_ns) {
+			u32 w = cqn_adaptive_window_next(c->window_us, READ_ONCE(c->window_max_us),
+							 CQN_WIN_EVENT, ev - c->window_start_ns);
+
+			WRITE_ONCE(c->window_us, w);
+		}
+	}
+
+	done = cqn_cq_process(c, CQN_EVENT_BUDGET, from_event);
+	if (!done && from_event)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
+	if (done >= CQN_EVENT_BUDGET ||
+	    (c->mode == CQN_CQ_ADAPTIVE && cqn_cq_poll_window(c, done))) {
+		/* Leave the CQ unarmed and let other work run first. */
+		queue_work(cqn_wq, &c->work);
+		goto out;
+	}
+	cqn_cq_moder_sample(c, t0);
+	if (c->mode == CQN_CQ_ADAPTIVE && !c->window_us)
+		c->window_start_ns = ktime_get_ns();
+	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW)
+		cqn_cq_sw_intake(c);
+	else if (cqn_cq_arm(c) > 0)
+		queue_work(cqn_wq, &c->work);
+out:
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+}
+
+/*
+ * Own modes' comp_handler.
  * Context: the provider's completion context (tasklet on rxe, hard IRQ on
  * hardware). Must not sleep.
  */
 static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 {
 	struct cqn_cq *c = ctx;
+	u64 t0 = ktime_get_ns();
 
-	if (READ_ONCE(c->stopping))
+	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
 		return;
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
-	WRITE_ONCE(c->from_event, true);
-	queue_work(cqn_wq, &c->work);
+	trace_cq_event(c->name);
+	if (!READ_ONCE(c->from_event)) {
+		WRITE_ONCE(c->event_ns, t0);
+		WRITE_ONCE(c->from_event, true);
+	}
+	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW)
+		cqn_cq_sw_intake(c);
+	else
+		queue_work(cqn_wq, &c->work);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+}
+
+/* Core modes: count the event, then let the core's handler schedule its poll. */
+static void cqn_cq_core_comp_handler(struct ib_cq *cq, void *ctx)
+{
+	struct cqn_cq *c = ctx;
+
+	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
+	trace_cq_event(c->name);
+	c->core_handler(cq, ctx);
 }
 
 /* Context: the provider's event context, possibly atomic. Must not sleep. */
@@ -118,91 +457,193 @@ static void cqn_cq_event_handler(struct ib_event *event, void *ctx)
 	struct cqn_cq *c = ctx;
 
 	cqn_stat_inc(c->stats, CQN_STAT_cq_async_events);
-	pr_warn_ratelimited("CQ async event: %s\n", ib_event_msg(event->event));
+	pr_warn_ratelimited("%s: CQ async event: %s\n", c->name, ib_event_msg(event->event));
 	if (event->event == IB_EVENT_CQ_ERR)
-		c->fatal(c->owner, "CQ error (overrun)");
+		c->ops->fatal(c->owner, "CQ error (overrun)");
 }
 
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
+	u64 t0;
 
-	/* The event work item never runs in poll mode: its array is ours. */
+	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
-		cqn_cq_process(c, c->wcs, CQN_POLL_BUDGET);
+		t0 = ktime_get_ns();
+		cqn_cq_process(c, CQN_POLL_BUDGET, false);
+		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 		cond_resched();
 	}
 	return 0;
+}
+
+static int cqn_cq_start_poller(struct cqn_cq *c)
+{
+	struct task_struct *p;
+	s32 cpu = READ_ONCE(c->poll_cpu);
+
+	p = kthread_create(cqn_cq_poll_thread, c, "cqn-poll/%s", c->name);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	if (cpu >= 0 && cpu_online(cpu))
+		kthread_bind(p, cpu);
+	else if (cpu >= 0)
+		pr_info_ratelimited("%s: poll_cpu %d is offline; polling on any CPU\n",
+				    c->name, cpu);
+	c->poller = p;
+	wake_up_process(p);
+	return 0;
+}
+
+/* Stop every context that processes the CQ; completions wait in the CQ. */
+static void cqn_cq_quiesce(struct cqn_cq *c)
+{
+	WRITE_ONCE(c->paused, true);
+	if (c->poller) {
+		kthread_stop(c->poller);
+		c->poller = NULL;
+	}
+	cancel_work_sync(&c->work);
+	hrtimer_cancel(&c->timer);
+	spin_lock_irq(&c->lock);
+	c->timer_armed = false;
+	spin_unlock_irq(&c->lock);
+}
+
+/* Resume in the current mode: empty the CQ (and staging), then arm or poll. */
+static int cqn_cq_resume(struct cqn_cq *c)
+{
+	int ret = 0;
+
+	WRITE_ONCE(c->paused, false);
+	if (c->mode == CQN_CQ_POLL) {
+		ret = cqn_cq_start_poller(c);
+		if (!ret)
+			return 0;
+		/* Never leave completions unattended: fall back to events. */
+		pr_warn_ratelimited("%s: starting the poll thread failed (%pe); using event mode\n",
+				    c->name, ERR_PTR(ret));
+		c->mode = CQN_CQ_EVENT;
+	}
+	queue_work(cqn_wq, &c->work);
+	return ret;
 }
 
 /**
  * cqn_cq_create() - create a CQ and prepare its engine
  * @c: the engine, zeroed by the caller
  * @ibdev: the device
- * @cfg: provides cq_depth and cq_mode
+ * @cfg: cq_depth, cq_mode, moderation and tuning
  * @comp_vector: completion vector to use
  * @stats: where the engine counts
- * @fatal: called when the CQ reports an asynchronous error
- * @owner: argument for @fatal
+ * @name: "<endpoint>.<connection>"
+ * @ops: the owner's callbacks
+ * @owner: their argument
+ *
+ * The engine does not process completions until cqn_cq_start() (core modes:
+ * the core arms the CQ at once; nothing can complete before a QP exists).
  *
  * Context: process context.
- * Return: 0 or -errno.
+ * Return: 0 or -errno; on error nothing is left to destroy.
  */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
-		  int comp_vector, struct cqn_stats *stats,
-		  void (*fatal)(void *owner, const char *why), void *owner)
+		  int comp_vector, struct cqn_stats *stats, const char *name,
+		  const struct cqn_cq_owner *ops, void *owner)
 {
 	struct ib_cq_init_attr attr = {
 		.cqe = cfg->cq_depth,
 		.comp_vector = comp_vector,
 	};
+	int ret;
 
-	c->mode = cfg->cq_mode;
+	strscpy(c->name, name, sizeof(c->name));
 	c->stats = stats;
-	c->fatal = fatal;
+	c->ops = ops;
 	c->owner = owner;
-	INIT_WORK(&c->work, cqn_cq_event_work);
-	c->wcs = kcalloc(CQN_POLL_BATCH, sizeof(*c->wcs), GFP_KERNEL);
-	if (!c->wcs)
-		return -ENOMEM;
-	c->cq = ib_create_cq(ibdev, cqn_cq_comp_handler, cqn_cq_event_handler, c, &attr);
-	if (IS_ERR(c->cq)) {
-		int ret = PTR_ERR(c->cq);
+	c->has_resize = ibdev->ops.resize_cq;
+	c->has_modify = ibdev->ops.modify_cq;
+	c->max_moder_count = ibdev->attrs.cq_caps.max_cq_moderation_count;
+	c->max_moder_period = ibdev->attrs.cq_caps.max_cq_moderation_period;
+	c->max_cqe = ibdev->attrs.max_cqe;
+	c->mode = READ_ONCE(cfg->cq_mode);
+	c->core = cqn_cq_mode_is_core(c->mode);
+	c->paused = true;
+	cqn_cq_set_tuning(c, cfg);
+	spin_lock_init(&c->lock);
+	INIT_WORK(&c->work, cqn_cq_work);
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	c->timer.function = cqn_cq_timer_fn;
 
-		c->cq = NULL;
-		kfree(c->wcs);
-		c->wcs = NULL;
+	if (c->core) {
+		enum ib_poll_context ctx = c->mode == CQN_CQ_SOFTIRQ ? IB_POLL_SOFTIRQ :
+								       IB_POLL_WORKQUEUE;
+
+		c->cq = ib_alloc_cq(ibdev, c, cfg->cq_depth, comp_vector, ctx);
+		if (IS_ERR(c->cq))
+			goto err_cq;
+		c->core_handler = c->cq->comp_handler;
+		c->cq->comp_handler = cqn_cq_core_comp_handler;
+		c->cq->event_handler = cqn_cq_event_handler;
+	} else {
+		c->wcs = kcalloc(CQN_POLL_BATCH, sizeof(*c->wcs), GFP_KERNEL);
+		c->stage = kvcalloc(CQN_SW_MODER_MAX_COUNT, sizeof(*c->stage), GFP_KERNEL);
+		if (!c->wcs || !c->stage) {
+			ret = -ENOMEM;
+			goto err_arrays;
+		}
+		c->cq = ib_create_cq(ibdev, cqn_cq_comp_handler, cqn_cq_event_handler, c, &attr);
+		if (IS_ERR(c->cq))
+			goto err_cq;
+	}
+
+	c->moder_req.count = READ_ONCE(cfg->cq_count);
+	c->moder_req.period_us = READ_ONCE(cfg->cq_period);
+	c->moder_adaptive = READ_ONCE(cfg->adaptive_moderation);
+	if (c->moder_adaptive)
+		ret = cqn_cq_apply_moderation(c, 1, 0);
+	else
+		ret = cqn_cq_apply_moderation(c, c->moder_req.count, c->moder_req.period_us);
+	if (ret) {
+		pr_warn_ratelimited("%s: setting moderation failed: %pe\n", c->name, ERR_PTR(ret));
+		cqn_cq_destroy(c);
 		return ret;
 	}
 	return 0;
+
+err_cq:
+	ret = PTR_ERR(c->cq);
+	c->cq = NULL;
+err_arrays:
+	kvfree(c->stage);
+	c->stage = NULL;
+	kfree(c->wcs);
+	c->wcs = NULL;
+	return ret;
 }
 
 /**
  * cqn_cq_start() - start learning about completions
  * @c: the engine
- * @name: thread name suffix (poll mode)
  *
- * Event mode arms the CQ (and drains anything already there); poll mode
- * starts the polling thread.
+ * Own modes: the first wakeup empties the CQ and arms it (event, adaptive),
+ * or the poll thread starts. Core modes: nothing to do.
  *
  * Context: process context.
  * Return: 0 or -errno.
  */
-int cqn_cq_start(struct cqn_cq *c, const char *name)
+int cqn_cq_start(struct cqn_cq *c)
 {
+	if (c->core)
+		return 0;
 	if (c->mode == CQN_CQ_POLL) {
-		c->poller = kthread_run(cqn_cq_poll_thread, c, "cqn-poll/%s", name);
-		if (IS_ERR(c->poller)) {
-			int ret = PTR_ERR(c->poller);
+		int ret = cqn_cq_start_poller(c);
 
-			c->poller = NULL;
+		if (ret)
 			return ret;
-		}
+		WRITE_ONCE(c->paused, false);
 		return 0;
 	}
-	if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS) > 0)
-		queue_work(cqn_wq, &c->work);
-	return 0;
+	return cqn_cq_resume(c);
 }
 
 /**
@@ -216,27 +657,187 @@ int cqn_cq_start(struct cqn_cq *c, const char *name)
 void cqn_cq_stop(struct cqn_cq *c)
 {
 	WRITE_ONCE(c->stopping, true);
-	if (c->poller) {
-		kthread_stop(c->poller);
-		c->poller = NULL;
-	}
-	cancel_work_sync(&c->work);
+	if (c->core)
+		return;
+	cqn_cq_quiesce(c);
 }
 
 /**
  * cqn_cq_destroy() - destroy the CQ
- * @c: the engine, stopped
+ * @c: the engine, stopped (or never started)
  *
  * Context: process context.
  */
 void cqn_cq_destroy(struct cqn_cq *c)
 {
 	WRITE_ONCE(c->stopping, true);
-	if (c->cq)
-		ib_destroy_cq(c->cq);
+	if (c->cq) {
+		if (c->core)
+			ib_free_cq(c->cq);
+		else
+			ib_destroy_cq(c->cq);
+	}
 	/* A handler that ran before the CQ was gone may have queued work. */
 	cancel_work_sync(&c->work);
+	hrtimer_cancel(&c->timer);
 	c->cq = NULL;
+	kvfree(c->stage);
+	c->stage = NULL;
 	kfree(c->wcs);
 	c->wcs = NULL;
+}
+
+/**
+ * cqn_cq_set_mode() - switch a running engine to another mode
+ * @c: the engine
+ * @mode: enum cqn_cq_mode
+ *
+ * Context: process context; the caller serialises changes to one engine.
+ * Return: 0, -EBUSY for a switch into, out of or between core modes (see
+ * cqn_cq_mode_switch_check()), or -errno from starting a poll thread (the
+ * engine then runs in event mode).
+ */
+int cqn_cq_set_mode(struct cqn_cq *c, u32 mode)
+{
+	u32 from = c->mode;
+	int ret;
+
+	ret = cqn_cq_mode_switch_check(from, mode);
+	if (ret || from == mode)
+		return ret;
+	cqn_cq_quiesce(c);
+	c->mode = mode;
+	c->window_us = 0;
+	/* Software moderation exists only in event and adaptive modes. */
+	if (c->moder_adaptive) {
+		struct cqn_moder m = cqn_moder_profile(c->moder_level);
+
+		ret = cqn_cq_apply_moderation(c, m.count, m.period_us);
+	} else {
+		ret = cqn_cq_apply_moderation(c, c->moder_req.count, c->moder_req.period_us);
+	}
+	ret = cqn_cq_resume(c) ?: ret;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_mode_switches);
+	trace_cq_mode_switch(c->name, cqn_cq_mode_names[from], cqn_cq_mode_names[c->mode]);
+	return ret;
+}
+
+/**
+ * cqn_cq_set_moderation() - change moderation of a running engine
+ * @c: the engine
+ * @cq_count: completions per wakeup (see "Moderation")
+ * @cq_period: microseconds
+ * @adaptive: let the engine choose from its profile table instead
+ *
+ * Context: process context; the caller serialises changes to one engine.
+ * Return: 0 or -errno from the device (the previous moderation stays).
+ */
+int cqn_cq_set_moderation(struct cqn_cq *c, u32 cq_count, u32 cq_period, bool adaptive)
+{
+	struct cqn_moder m = { cq_count, cq_period };
+	int ret;
+
+	if (!c->core)
+		cqn_cq_quiesce(c);
+	c->moder_req = m;
+	c->moder_adaptive = adaptive;
+	c->moder_level = 0;
+	c->sample_ns = 0;
+	if (adaptive)
+		m = cqn_moder_profile(0);
+	ret = cqn_cq_apply_moderation(c, m.count, m.period_us);
+	if (!c->core)
+		cqn_cq_resume(c);
+	return ret;
+}
+
+/**
+ * cqn_cq_resize() - resize a running CQ
+ * @c: the engine
+ * @cqe: the new number of entries
+ * @max_posted: work requests that can be outstanding on it at once
+ *
+ * Context: process context; the caller serialises changes to one engine.
+ * Return: 0, or the error of cqn_cq_resize_check() or ib_resize_cq(); the
+ * CQ keeps its size on error.
+ */
+int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted)
+{
+	int ret;
+
+	ret = cqn_cq_resize_check(cqe, max_posted, c->max_cqe, c->has_resize);
+	if (ret)
+		return ret;
+	if (!c->core)
+		cqn_cq_quiesce(c);
+	ret = ib_resize_cq(c->cq, cqe);
+	if (!c->core)
+		cqn_cq_resume(c);
+	if (!ret)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_resizes);
+	return ret;
+}
+
+/**
+ * cqn_cq_set_tuning() - take poll_cpu, solicited_only and poll_window_max_us
+ * @c: the engine
+ * @cfg: the configuration
+ *
+ * A running poll thread moves to the new CPU at once.
+ *
+ * Context: process context; the caller serialises changes to one engine.
+ */
+void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg)
+{
+	s32 cpu = READ_ONCE(cfg->poll_cpu);
+
+	WRITE_ONCE(c->solicited_only, READ_ONCE(cfg->solicited_only));
+	WRITE_ONCE(c->window_max_us, READ_ONCE(cfg->poll_window_max_us));
+	if (c->window_us > c->window_max_us)
+		WRITE_ONCE(c->window_us, c->window_max_us);
+	if (cpu == c->poll_cpu)
+		return;
+	WRITE_ONCE(c->poll_cpu, cpu);
+	if (c->poller)
+		set_cpus_allowed_ptr(c->poller, cpu >= 0 && cpu_online(cpu) ?
+				     cpumask_of(cpu) : cpu_possible_mask);
+}
+
+/**
+ * cqn_cq_moderation_show() - the moderation in effect, for people
+ * @c: the engine
+ * @buf: output
+ * @len: size of @buf
+ *
+ * "off", "hw count=C period=P" or "sw count=C period=P", followed by
+ * " adaptive level=L" under adaptive moderation.
+ *
+ * Context: any.
+ * Return: the length written.
+ */
+int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
+{
+	u32 kind = READ_ONCE(c->moder_kind);
+	int n;
+
+	if (kind == CQN_MODER_OFF)
+		n = scnprintf(buf, len, "off");
+	else
+		n = scnprintf(buf, len, "%s count=%u period=%u", cqn_moder_kind_names[kind],
+			      READ_ONCE(c->moder.count), READ_ONCE(c->moder.period_us));
+	if (c->moder_adaptive)
+		n += scnprintf(buf + n, len - n, " adaptive level=%u", READ_ONCE(c->moder_level));
+	return n;
+}
+
+/**
+ * cqn_cq_window_us() - adaptive mode's current polling window
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u32 cqn_cq_window_us(struct cqn_cq *c)
+{
+	return READ_ONCE(c->window_us);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface:
- * "devices", and per endpoint "stats", "latency", "reset" and conns/<id>/.
+ * "devices", and per endpoint "stats", "latency", "cq" (the CQ engine's
+ * histograms), "reset" and conns/<id>/.
  * Failures here are never fatal: the module works without debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -32,6 +33,10 @@ static void cqn_debugfs_print_rates(struct seq_file *m, const struct cqn_stats_s
 	seq_printf(m, "msgs_per_sec %llu\n", run_ns ? div64_u64(msgs * NSEC_PER_SEC, run_ns) : 0);
 	seq_printf(m, "cq_events_per_kmsg %llu\n",
 		   msgs ? div64_u64(sum->cnt[CQN_STAT_cq_events] * 1000, msgs) : 0);
+	seq_printf(m, "cq_wakeups_per_kmsg %llu\n",
+		   msgs ? div64_u64(sum->cnt[CQN_STAT_cq_wakeups] * 1000, msgs) : 0);
+	seq_printf(m, "cpu_ns_per_msg %llu\n",
+		   msgs ? div64_u64(sum->cnt[CQN_STAT_cpu_ns], msgs) : 0);
 }
 
 /* Sum an endpoint's counters into a heap buffer (too big for the stack) and print them. */
@@ -77,6 +82,18 @@ static int cqn_ep_latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_latency);
 
+static void cqn_ep_print_cq(struct seq_file *m, struct cqn_endpoint *ep,
+			    const struct cqn_stats_sum *sum)
+{
+	cqn_stats_print_cq(m, sum);
+}
+
+static int cqn_ep_cq_show(struct seq_file *m, void *v)
+{
+	return cqn_ep_print_sum(m, cqn_ep_print_cq);
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
+
 static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -105,6 +122,7 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 {
 	struct cqn_conn *conn = m->private;
 	struct cqn_stats_sum *sum;
+	char moder[80];
 
 	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
 	if (!sum)
@@ -113,6 +131,10 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "peer %s\n", conn->peer);
 	seq_printf(m, "device %s\n", dev_name(&conn->cm_id->device->dev));
 	seq_printf(m, "cq_depth_actual %d\n", conn->cq.cq->cqe);
+	seq_printf(m, "cq_mode %s\n", cqn_cq_mode_names[READ_ONCE(conn->cq.mode)]);
+	cqn_cq_moderation_show(&conn->cq, moder, sizeof(moder));
+	seq_printf(m, "moderation_effective %s\n", moder);
+	sum->poll_window_us = cqn_cq_window_us(&conn->cq);
 	cqn_stats_print(m, sum);
 	kfree(sum);
 	return 0;
@@ -131,6 +153,7 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 					 cqn_debugfs_root);
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
+	debugfs_create_file("cq", 0400, ep->dbg_dir, ep, &cqn_ep_cq_fops);
 	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }

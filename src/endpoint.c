@@ -142,8 +142,12 @@ void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
 	cqn_stats_add_to(&ep->stats, sum);
 	spin_lock_irq(&ep->state_lock);
 	cqn_stats_sum_add(sum, &ep->retired);
-	list_for_each_entry(conn, &ep->conns, node)
+	sum->poll_window_us = 0;
+	list_for_each_entry(conn, &ep->conns, node) {
 		cqn_stats_add_to(&conn->stats, sum);
+		sum->poll_window_us = max_t(u64, sum->poll_window_us,
+					    cqn_cq_window_us(&conn->cq));
+	}
 	list_for_each_entry(conn, &ep->dead, node)
 		cqn_stats_add_to(&conn->stats, sum);
 	spin_unlock_irq(&ep->state_lock);
@@ -169,17 +173,82 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
 	spin_unlock_irq(&ep->state_lock);
 }
 
+/**
+ * cqn_ep_retune() - apply the live-tunable attributes to every connection
+ * @ep: the endpoint, ep->lock held, enabled
+ *
+ * Connections created meanwhile catch up by themselves (cqn_conn_publish()).
+ *
+ * Context: process context.
+ * Return: 0, or the first -errno (the caller restores the attribute and
+ * calls this again so that every connection runs the old value).
+ */
+int cqn_ep_retune(struct cqn_endpoint *ep)
+{
+	struct cqn_conn **conns, *conn;
+	u32 n = 0, i, max = ep->cfg.max_conns;
+	int ret = 0;
+
+	lockdep_assert_held(&ep->lock);
+	conns = kcalloc(max, sizeof(*conns), GFP_KERNEL);
+	if (!conns)
+		return -ENOMEM;
+	/* Connections stay allocated while tune_lock keeps the reaper out. */
+	mutex_lock(&ep->tune_lock);
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node) {
+		if (n == max)
+			break;
+		conns[n++] = conn;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	for (i = 0; i < n && !ret; i++)
+		ret = cqn_conn_retune(conns[i]);
+	mutex_unlock(&ep->tune_lock);
+	kfree(conns);
+	return ret;
+}
+
+/**
+ * cqn_ep_moderation_show() - moderation_effective: what the newest
+ * connection's CQ runs with
+ * @ep: the endpoint
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Context: process context.
+ * Return: the length written; "off" without a connection.
+ */
+int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
+{
+	struct cqn_conn *conn;
+	int n;
+
+	spin_lock_irq(&ep->state_lock);
+	if (list_empty(&ep->conns)) {
+		n = scnprintf(buf, len, "off");
+	} else {
+		conn = list_last_entry(&ep->conns, struct cqn_conn, node);
+		n = cqn_cq_moderation_show(&conn->cq, buf, len);
+	}
+	spin_unlock_irq(&ep->state_lock);
+	return n;
+}
+
 static void cqn_ep_reap_work(struct work_struct *work)
 {
 	struct cqn_endpoint *ep = container_of(work, struct cqn_endpoint, reap_work);
 	struct cqn_conn *conn;
 
 	for (;;) {
+		/* A live change in progress may be using the connection. */
+		mutex_lock(&ep->tune_lock);
 		spin_lock_irq(&ep->state_lock);
 		conn = list_first_entry_or_null(&ep->dead, struct cqn_conn, node);
 		if (conn)
 			list_del_init(&conn->node);
 		spin_unlock_irq(&ep->state_lock);
+		mutex_unlock(&ep->tune_lock);
 		if (!conn)
 			break;
 		cqn_conn_destroy(conn, true);
@@ -360,6 +429,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 		return ERR_PTR(-ENOMEM);
 	}
 	mutex_init(&ep->lock);
+	mutex_init(&ep->tune_lock);
 	spin_lock_init(&ep->state_lock);
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->dead);

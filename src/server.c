@@ -11,8 +11,12 @@
 
 #include "cqnotify.h"
 
-/* Echo receive buffer @ridx (@len bytes); conn->lock held, a send buffer free. */
-static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len)
+/*
+ * Echo receive buffer @ridx (@len bytes); conn->lock held, a send buffer
+ * free. @solicited: no other echo follows at once (the client may be
+ * waiting for this one).
+ */
+static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solicited)
 {
 	struct cqn_buf *rb = &conn->rbufs[ridx];
 	struct ib_device *dev = conn->cm_id->device;
@@ -25,7 +29,7 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len)
 	memcpy(sb->data, rb->data, len);
 	ib_dma_sync_single_for_device(dev, rb->dma, len, DMA_FROM_DEVICE);
 	sb->len = len;
-	ret = cqn_conn_post_send(conn, sb->idx, len);
+	ret = cqn_conn_post_send(conn, sb->idx, len, solicited);
 	if (ret) {
 		conn->free_send[conn->nfree_send++] = sb->idx;
 		return ret;
@@ -53,7 +57,7 @@ void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (conn->nfree_send && !conn->npending) {
-		ret = cqn_server_echo(conn, rb->idx, wc->byte_len);
+		ret = cqn_server_echo(conn, rb->idx, wc->byte_len, true);
 	} else {
 		/* Keep the length with the index: byte_len is gone after this. */
 		rb->len = wc->byte_len;
@@ -91,7 +95,8 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 		conn->pending_head = (conn->pending_head + 1) % conn->nrecv;
 		conn->npending--;
-		ret = cqn_server_echo(conn, ridx, conn->rbufs[ridx].len);
+		ret = cqn_server_echo(conn, ridx, conn->rbufs[ridx].len,
+				      !conn->npending || conn->nfree_send == 1);
 	}
 	spin_unlock_bh(&conn->lock);
 	if (ret)

@@ -5,6 +5,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
@@ -31,6 +33,14 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_empty_polls] = "cq_empty_polls",
 	[CQN_STAT_cq_spurious_events] = "cq_spurious_events",
 	[CQN_STAT_cq_rearm_missed] = "cq_rearm_missed",
+	[CQN_STAT_cq_wakeups] = "cq_wakeups",
+	[CQN_STAT_cq_arms] = "cq_arms",
+	[CQN_STAT_cq_window_hits] = "cq_window_hits",
+	[CQN_STAT_cq_mode_switches] = "cq_mode_switches",
+	[CQN_STAT_cq_resizes] = "cq_resizes",
+	[CQN_STAT_moder_changes] = "moder_changes",
+	[CQN_STAT_sw_moder_timer_fires] = "sw_moder_timer_fires",
+	[CQN_STAT_cpu_ns] = "cpu_ns",
 	[CQN_STAT_cq_async_events] = "cq_async_events",
 	[CQN_STAT_qp_async_events] = "qp_async_events",
 	[CQN_STAT_conns_accepted] = "conns_accepted",
@@ -76,16 +86,18 @@ void cqn_stats_destroy(struct cqn_stats *s)
  */
 void cqn_stats_add_to(const struct cqn_stats *s, struct cqn_stats_sum *sum)
 {
-	int cpu, i;
+	int cpu, h, i;
 
 	for_each_possible_cpu(cpu) {
 		const struct cqn_stats_pcpu *p = per_cpu_ptr(s->pcpu, cpu);
 
 		for (i = 0; i < CQN_STAT_COUNT; i++)
 			sum->cnt[i] += READ_ONCE(p->cnt[i]);
-		for (i = 0; i < CQN_HIST_BUCKETS; i++)
-			sum->rtt[i] += READ_ONCE(p->rtt[i]);
-		sum->rtt_max = max(sum->rtt_max, READ_ONCE(p->rtt_max));
+		for (h = 0; h < CQN_H_COUNT; h++) {
+			for (i = 0; i < CQN_HIST_BUCKETS; i++)
+				sum->hist[h][i] += READ_ONCE(p->hist[h][i]);
+			sum->hist_max[h] = max(sum->hist_max[h], READ_ONCE(p->hist_max[h]));
+		}
 	}
 }
 
@@ -98,13 +110,16 @@ void cqn_stats_add_to(const struct cqn_stats *s, struct cqn_stats_sum *sum)
  */
 void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *from)
 {
-	int i;
+	int h, i;
 
 	for (i = 0; i < CQN_STAT_COUNT; i++)
 		to->cnt[i] += from->cnt[i];
-	for (i = 0; i < CQN_HIST_BUCKETS; i++)
-		to->rtt[i] += from->rtt[i];
-	to->rtt_max = max(to->rtt_max, from->rtt_max);
+	for (h = 0; h < CQN_H_COUNT; h++) {
+		for (i = 0; i < CQN_HIST_BUCKETS; i++)
+			to->hist[h][i] += from->hist[h][i];
+		to->hist_max[h] = max(to->hist_max[h], from->hist_max[h]);
+	}
+	to->poll_window_us = max(to->poll_window_us, from->poll_window_us);
 }
 
 /**
@@ -132,16 +147,57 @@ void cqn_stats_reset(struct cqn_stats *s)
  */
 void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum)
 {
+	const u64 *rtt = sum->hist[CQN_H_RTT];
+	u64 rtt_max = sum->hist_max[CQN_H_RTT];
 	int i;
 
 	for (i = 0; i < CQN_STAT_COUNT; i++)
 		seq_printf(m, "%s %llu\n", cqn_stat_names[i], sum->cnt[i]);
-	seq_printf(m, "rtt_samples %llu\n", cqn_hist_total(sum->rtt));
-	seq_printf(m, "rtt_p50_ns %llu\n", cqn_hist_percentile(sum->rtt, sum->rtt_max, 50, 100));
-	seq_printf(m, "rtt_p99_ns %llu\n", cqn_hist_percentile(sum->rtt, sum->rtt_max, 99, 100));
-	seq_printf(m, "rtt_p999_ns %llu\n",
-		   cqn_hist_percentile(sum->rtt, sum->rtt_max, 999, 1000));
-	seq_printf(m, "rtt_max_ns %llu\n", sum->rtt_max);
+	seq_printf(m, "cq_batch_max %llu\n", sum->hist_max[CQN_H_CQ_BATCH]);
+	seq_printf(m, "poll_window_us %llu\n", sum->poll_window_us);
+	seq_printf(m, "rtt_samples %llu\n", cqn_hist_total(rtt));
+	seq_printf(m, "rtt_p50_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 50, 100));
+	seq_printf(m, "rtt_p99_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 99, 100));
+	seq_printf(m, "rtt_p999_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 999, 1000));
+	seq_printf(m, "rtt_max_ns %llu\n", rtt_max);
+}
+
+/*
+ * One histogram for a person to read: a line per non-empty bucket with its
+ * range [low, high) in @unit (values divided by @div, three decimals), the
+ * count, the cumulative share and a bar scaled to the fullest bucket.
+ */
+static void cqn_stats_print_hist(struct seq_file *m, const char *what, const char *unit,
+				 u64 div, const u64 *b, u64 max)
+{
+	u64 total = cqn_hist_total(b), peak = 0, seen = 0;
+	static const char bar[] = "########################################";
+	int i;
+
+	seq_printf(m, "# %s, %llu samples, max %llu; range [low, high) in %s\n",
+		   what, total, max, unit);
+	if (!total)
+		return;
+	for (i = 0; i < CQN_HIST_BUCKETS; i++)
+		peak = max(peak, b[i]);
+	for (i = 0; i < CQN_HIST_BUCKETS; i++) {
+		u64 c = b[i];
+		u64 lo = cqn_hist_bucket_low(i), hi = cqn_hist_bucket_high(i);
+		int w;
+
+		if (!c)
+			continue;
+		seen += c;
+		w = div64_u64(c * (sizeof(bar) - 1) + peak - 1, peak);
+		if (div == 1)
+			seq_printf(m, "%10llu %10llu", lo, hi);
+		else
+			seq_printf(m, "%10llu.%03llu %10llu.%03llu", div64_u64(lo, div),
+				   div64_u64(lo % div * 1000, div), div64_u64(hi, div),
+				   div64_u64(hi % div * 1000, div));
+		seq_printf(m, " %10llu %6llu.%02llu%% %.*s\n", c, div64_u64(seen * 100, total),
+			   div64_u64(seen * 10000, total) % 100, w, bar);
+	}
 }
 
 /**
@@ -156,27 +212,29 @@ void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum)
  */
 void cqn_stats_print_latency(struct seq_file *m, const struct cqn_stats_sum *sum)
 {
-	u64 total = cqn_hist_total(sum->rtt), peak = 0, seen = 0;
-	static const char bar[] = "########################################";
-	int i;
+	cqn_stats_print_hist(m, "round-trip time", "us", NSEC_PER_USEC, sum->hist[CQN_H_RTT],
+			     sum->hist_max[CQN_H_RTT]);
+}
 
-	seq_printf(m, "# round-trip time, %llu samples; range [low, high) in us\n", total);
-	if (!total)
-		return;
-	for (i = 0; i < CQN_HIST_BUCKETS; i++)
-		peak = max(peak, sum->rtt[i]);
-	for (i = 0; i < CQN_HIST_BUCKETS; i++) {
-		u64 c = sum->rtt[i];
-		u64 lo = cqn_hist_bucket_low(i), hi = cqn_hist_bucket_high(i);
-		int w;
-
-		if (!c)
-			continue;
-		seen += c;
-		w = div64_u64(c * (sizeof(bar) - 1) + peak - 1, peak);
-		seq_printf(m, "%10llu.%03llu %10llu.%03llu %10llu %6llu.%02llu%% %.*s\n",
-			   lo / 1000, lo % 1000, hi / 1000, hi % 1000, c,
-			   div64_u64(seen * 100, total),
-			   div64_u64(seen * 10000, total) % 100, w, bar);
-	}
+/**
+ * cqn_stats_print_cq() - print the CQ engine's histograms
+ * @m: the seq_file
+ * @sum: the summed block
+ *
+ * Batch size (completions per wakeup of the consumer), event-to-processing
+ * delay and processing time per wakeup, in the format of
+ * cqn_stats_print_latency(), separated by blank lines.
+ *
+ * Context: process context.
+ */
+void cqn_stats_print_cq(struct seq_file *m, const struct cqn_stats_sum *sum)
+{
+	cqn_stats_print_hist(m, "batch size (completions per wakeup)", "completions", 1,
+			     sum->hist[CQN_H_CQ_BATCH], sum->hist_max[CQN_H_CQ_BATCH]);
+	seq_putc(m, '\n');
+	cqn_stats_print_hist(m, "event to processing delay", "us", NSEC_PER_USEC,
+			     sum->hist[CQN_H_CQ_DELAY], sum->hist_max[CQN_H_CQ_DELAY]);
+	seq_putc(m, '\n');
+	cqn_stats_print_hist(m, "processing time per wakeup", "us", NSEC_PER_USEC,
+			     sum->hist[CQN_H_CQ_PROC], sum->hist_max[CQN_H_CQ_PROC]);
 }

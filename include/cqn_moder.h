@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CQ engine's pure decisions: software moderation (when to wake the
+ * consumer), the adaptive polling window, the adaptive moderation profile,
+ * hardware moderation limits and CQ resize validation. No verbs, no locks,
+ * no clocks: the caller passes the time in, so the KUnit suite
+ * cqnotify_moder tests every rule.
+ */
+#ifndef _CQN_MODER_H
+#define _CQN_MODER_H
+
+#include <linux/time64.h>
+#include <linux/types.h>
+
+/* Completions software moderation can hold back at once (its staging ring). */
+#define CQN_SW_MODER_MAX_COUNT		256
+/* cq_period used by software moderation when cq_count is set and cq_period is 0. */
+#define CQN_SW_MODER_DEFAULT_PERIOD_US	100
+/* First non-zero adaptive polling window, microseconds. */
+#define CQN_ADAPTIVE_STEP_US		4
+/* Largest poll_window_max_us. */
+#define CQN_POLL_WINDOW_MAX_US		100000
+/* How often adaptive moderation re-decides, nanoseconds. */
+#define CQN_MODER_SAMPLE_NS		(10 * NSEC_PER_MSEC)
+
+/**
+ * struct cqn_moder - moderation parameters
+ * @count: completions that wake the consumer at once (0: no count limit)
+ * @period_us: longest a completion waits, microseconds (0: no delay)
+ */
+struct cqn_moder {
+	u32 count;
+	u32 period_us;
+};
+
+/**
+ * enum cqn_sw_moder_action - what software moderation does now
+ * @CQN_SWM_IDLE: nothing is pending
+ * @CQN_SWM_WAIT: hold the pending completions until the deadline
+ * @CQN_SWM_DISPATCH: wake the consumer now
+ */
+enum cqn_sw_moder_action {
+	CQN_SWM_IDLE,
+	CQN_SWM_WAIT,
+	CQN_SWM_DISPATCH,
+};
+
+/**
+ * enum cqn_window_outcome - what ended or followed an adaptive polling window
+ * @CQN_WIN_HIT: a completion arrived while polling inside the window
+ * @CQN_WIN_EMPTY: the window ran out with nothing found; the CQ is re-armed
+ * @CQN_WIN_EVENT: an event arrived after the CQ was re-armed
+ */
+enum cqn_window_outcome {
+	CQN_WIN_HIT,
+	CQN_WIN_EMPTY,
+	CQN_WIN_EVENT,
+};
+
+bool cqn_sw_moder_params(u32 cq_count, u32 cq_period, struct cqn_moder *eff);
+enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pending,
+					     u64 first_ns, u64 now_ns, u64 *deadline_ns);
+bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_period,
+			struct cqn_moder *eff);
+u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
+			     u64 idle_ns);
+unsigned int cqn_moder_profile_count(void);
+struct cqn_moder cqn_moder_profile(unsigned int level);
+unsigned int cqn_moder_adapt(unsigned int level, u64 completions, u64 wakeups, u64 ns);
+int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
+
+#endif /* _CQN_MODER_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite cqnotify_moder: software moderation, the adaptive polling
+ * window, adaptive moderation profiles, hardware clamping, resize rules
+ * and the live cq_mode switch rule.
+ */
+#include <kunit/test.h>
+
+#include "cqn_config.h"
+#include "cqn_moder.h"
+
+#define US(x)	((u64)(x) * NSEC_PER_USEC)
+
+static void cqn_moder_test_params(struct kunit *test)
+{
+	struct cqn_moder m;
+
+	KUNIT_EXPECT_FALSE(test, cqn_sw_moder_params(0, 0, &m));
+	KUNIT_EXPECT_FALSE(test, cqn_sw_moder_params(1, 50, &m));
+	KUNIT_EXPECT_TRUE(test, cqn_sw_moder_params(16, 50, &m));
+	KUNIT_EXPECT_EQ(test, m.count, 16U);
+	KUNIT_EXPECT_EQ(test, m.period_us, 50U);
+	/* A count without a period still gets a period: nothing is stranded. */
+	KUNIT_EXPECT_TRUE(test, cqn_sw_moder_params(16, 0, &m));
+	KUNIT_EXPECT_EQ(test, m.period_us, (u32)CQN_SW_MODER_DEFAULT_PERIOD_US);
+	/* A period alone holds up to the staging capacity. */
+	KUNIT_EXPECT_TRUE(test, cqn_sw_moder_params(0, 30, &m));
+	KUNIT_EXPECT_EQ(test, m.count, (u32)CQN_SW_MODER_MAX_COUNT);
+	KUNIT_EXPECT_TRUE(test, cqn_sw_moder_params(60000, 10, &m));
+	KUNIT_EXPECT_EQ(test, m.count, (u32)CQN_SW_MODER_MAX_COUNT);
+}
+
+static void cqn_moder_test_count_reached(struct kunit *test)
+{
+	struct cqn_moder m = { .count = 16, .period_us = 50 };
+	u64 dl = 0;
+
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 0, 0, 1000, &dl), CQN_SWM_IDLE);
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 15, 1000, 1000, &dl), CQN_SWM_WAIT);
+	KUNIT_EXPECT_EQ(test, dl, 1000 + US(50));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 16, 1000, 1000, &dl), CQN_SWM_DISPATCH);
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 40, 1000, 1000, &dl), CQN_SWM_DISPATCH);
+}
+
+static void cqn_moder_test_period_expiry(struct kunit *test)
+{
+	struct cqn_moder m = { .count = 16, .period_us = 50 };
+	u64 dl = 0;
+
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 3, US(100), US(149), &dl), CQN_SWM_WAIT);
+	KUNIT_EXPECT_EQ(test, dl, US(150));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 3, US(100), US(150), &dl),
+			CQN_SWM_DISPATCH);
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 3, US(100), US(10000), &dl),
+			CQN_SWM_DISPATCH);
+}
+
+/* A lone completion is dispatched at the latest one period after it came. */
+static void cqn_moder_test_lone_never_stranded(struct kunit *test)
+{
+	static const u32 counts[] = { 0, 2, 16, 256, 65535 };
+	static const u32 periods[] = { 0, 1, 50, 65535 };
+	struct cqn_moder m;
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		for (j = 0; j < ARRAY_SIZE(periods); j++) {
+			u64 first = 12345, dl = 0, now;
+			enum cqn_sw_moder_action a;
+
+			if (!cqn_sw_moder_params(counts[i], periods[j], &m))
+				continue;
+			a = cqn_sw_moder_decide(&m, 1, first, first, &dl);
+			if (a == CQN_SWM_DISPATCH)
+				continue;
+			KUNIT_ASSERT_EQ(test, a, CQN_SWM_WAIT);
+			KUNIT_EXPECT_LE(test, dl, first + US(m.period_us));
+			KUNIT_EXPECT_GT(test, dl, first);
+			now = dl;
+			KUNIT_EXPECT_EQ_MSG(test, cqn_sw_moder_decide(&m, 1, first, now, &dl),
+					    CQN_SWM_DISPATCH, "count %u period %u",
+					    counts[i], periods[j]);
+		}
+	}
+}
+
+static void cqn_moder_test_staging_full(struct kunit *test)
+{
+	struct cqn_moder m = { .count = 0, .period_us = 1000 };
+	u64 dl;
+
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, CQN_SW_MODER_MAX_COUNT - 1, 0, 1, &dl),
+			CQN_SWM_WAIT);
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, CQN_SW_MODER_MAX_COUNT, 0, 1, &dl),
+			CQN_SWM_DISPATCH);
+}
+
+static void cqn_moder_test_window(struct kunit *test)
+{
+	u32 w = 0;
+	int i;
+
+	/* Hits grow it from 0 to the cap, doubling. */
+	w = cqn_adaptive_window_next(w, 50, CQN_WIN_HIT, 0);
+	KUNIT_EXPECT_EQ(test, w, (u32)CQN_ADAPTIVE_STEP_US);
+	w = cqn_adaptive_window_next(w, 50, CQN_WIN_HIT, 0);
+	KUNIT_EXPECT_EQ(test, w, 2U * CQN_ADAPTIVE_STEP_US);
+	for (i = 0; i < 10; i++)
+		w = cqn_adaptive_window_next(w, 50, CQN_WIN_HIT, 0);
+	KUNIT_EXPECT_EQ(test, w, 50U);
+	/* Empty windows halve it down to 0. */
+	w = cqn_adaptive_window_next(w, 50, CQN_WIN_EMPTY, 0);
+	KUNIT_EXPECT_EQ(test, w, 25U);
+	for (i = 0; i < 10; i++)
+		w = cqn_adaptive_window_next(w, 50, CQN_WIN_EMPTY, 0);
+	KUNIT_EXPECT_EQ(test, w, 0U);
+	/* An event a window could have caught sets it to twice the gap. */
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(0, 50, CQN_WIN_EVENT, US(10)), 20U);
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(0, 50, CQN_WIN_EVENT, US(40)), 50U);
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(30, 50, CQN_WIN_EVENT, US(5)), 30U);
+	/* One too far apart changes nothing. */
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(4, 50, CQN_WIN_EVENT, US(51)), 4U);
+	/* A zero cap keeps the window at 0: adaptive behaves like event. */
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(0, 0, CQN_WIN_HIT, 0), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(0, 0, CQN_WIN_EVENT, 0), 0U);
+	/* A lowered cap takes effect on the next decision. */
+	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(80, 50, CQN_WIN_HIT, 0), 50U);
+}
+
+static void cqn_moder_test_profile(struct kunit *test)
+{
+	unsigned int n = cqn_moder_profile_count(), l;
+	struct cqn_moder p0 = cqn_moder_profile(0), last = cqn_moder_profile(n - 1);
+
+	KUNIT_ASSERT_GE(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, p0.count, 1U);
+	KUNIT_EXPECT_EQ(test, p0.period_us, 0U);
+	KUNIT_EXPECT_EQ(test, cqn_moder_profile(n + 5).count, last.count);
+	for (l = 1; l < n; l++) {
+		KUNIT_EXPECT_GT(test, cqn_moder_profile(l).count, cqn_moder_profile(l - 1).count);
+		KUNIT_EXPECT_GT(test, cqn_moder_profile(l).period_us,
+				cqn_moder_profile(l - 1).period_us);
+	}
+}
+
+static void cqn_moder_test_adapt(struct kunit *test)
+{
+	u64 ns = 10 * NSEC_PER_MSEC;
+	unsigned int l, n = cqn_moder_profile_count();
+
+	/* Idle stays at level 0; a high rate in small batches climbs one step at a time. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 0, 0, ns), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 100000, 100000, ns), 1U);
+	l = 0;
+	for (int i = 0; i < 20; i++)
+		l = cqn_moder_adapt(l, 100000, 100000, ns);
+	KUNIT_EXPECT_EQ(test, l, n - 1);
+	/* When the rate drops it steps back down, again one step per sample. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(n - 1, 10, 10, ns), n - 2);
+	for (int i = 0; i < 20; i++)
+		l = cqn_moder_adapt(l, 10, 10, ns);
+	KUNIT_EXPECT_EQ(test, l, 0U);
+	/* Completions that already come in big batches need no moderation. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 100000, 100, ns), 0U);
+	/* An empty sample or a level past the table are handled. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(2, 5, 5, 0), 2U);
+	KUNIT_EXPECT_LE(test, cqn_moder_adapt(n + 3, 100000000, 1, ns), n - 1);
+}
+
+static void cqn_moder_test_hw_clamp(struct kunit *test)
+{
+	struct cqn_moder m;
+
+	KUNIT_EXPECT_FALSE(test, cqn_hw_moder_clamp(16, 50, 65535, 4095, &m));
+	KUNIT_EXPECT_EQ(test, m.count, 16U);
+	KUNIT_EXPECT_EQ(test, m.period_us, 50U);
+	KUNIT_EXPECT_TRUE(test, cqn_hw_moder_clamp(60000, 9000, 255, 4095, &m));
+	KUNIT_EXPECT_EQ(test, m.count, 255U);
+	KUNIT_EXPECT_EQ(test, m.period_us, 4095U);
+}
+
+static void cqn_moder_test_resize(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, cqn_cq_resize_check(512, 129, 65536, true), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_resize_check(129, 129, 65536, true), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_resize_check(128, 129, 65536, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cqn_cq_resize_check(70000, 129, 65536, true), -ERANGE);
+	KUNIT_EXPECT_EQ(test, cqn_cq_resize_check(512, 129, 65536, false), -EOPNOTSUPP);
+}
+
+static void cqn_moder_test_mode_switch(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_EVENT, CQN_CQ_POLL), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_POLL, CQN_CQ_ADAPTIVE), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_ADAPTIVE, CQN_CQ_EVENT), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_SOFTIRQ, CQN_CQ_SOFTIRQ), 0);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_EVENT, CQN_CQ_SOFTIRQ), -EBUSY);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_WORKQUEUE, CQN_CQ_POLL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, cqn_cq_mode_switch_check(CQN_CQ_SOFTIRQ, CQN_CQ_WORKQUEUE), -EBUSY);
+}
+
+static struct kunit_case cqn_moder_test_cases[] = {
+	KUNIT_CASE(cqn_moder_test_params),
+	KUNIT_CASE(cqn_moder_test_count_reached),
+	KUNIT_CASE(cqn_moder_test_period_expiry),
+	KUNIT_CASE(cqn_moder_test_lone_never_stranded),
+	KUNIT_CASE(cqn_moder_test_staging_full),
+	KUNIT_CASE(cqn_moder_test_window),
+	KUNIT_CASE(cqn_moder_test_profile),
+	KUNIT_CASE(cqn_moder_test_adapt),
+	KUNIT_CASE(cqn_moder_test_hw_clamp),
+	KUNIT_CASE(cqn_moder_test_resize),
+	KUNIT_CASE(cqn_moder_test_mode_switch),
+	{}
+};
+
+static struct kunit_suite cqn_moder_test_suite = {
+	.name = "cqnotify_moder",
+	.test_cases = cqn_moder_test_cases,
+};
+
+kunit_test_suite(cqn_moder_test_suite);

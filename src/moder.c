@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pure decisions of the CQ engine: software moderation, the adaptive polling
+ * window, adaptive moderation profiles, hardware limits and resize rules.
+ * src/cq.c calls these with the time and counts it observed; KUnit suite
+ * cqnotify_moder checks them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+
+#include "cqn_moder.h"
+
+/**
+ * DOC: Adaptive moderation
+ *
+ * With ``adaptive_moderation`` 1 the engine picks (count, period) itself,
+ * in the spirit of the kernel's DIM (lib/dim): every 10 ms it looks at the
+ * completion rate and at the completions each wakeup of the consumer
+ * found, and moves at most one step along this profile table:
+ *
+ * ===== ======= ============
+ * level count   period (us)
+ * ===== ======= ============
+ * 0     1       0 (off)
+ * 1     2       8
+ * 2     4       16
+ * 3     8       32
+ * 4     16      64
+ * 5     32      128
+ * 6     64      256
+ * ===== ======= ============
+ *
+ * Each level suits a rate four times the one before (level 1 from 4,000
+ * completions/s, level 6 from 4,000,000). It steps up only while the rate
+ * calls for it and wakeups still find fewer completions than the next
+ * level would gather (otherwise completions batch by themselves and
+ * moderation would only add delay); it steps down as soon as the rate
+ * falls below the level's threshold. One step per sample keeps a burst from
+ * swinging it across the table.
+ */
+static const struct cqn_moder cqn_moder_profiles[] = {
+	{ 1, 0 }, { 2, 8 }, { 4, 16 }, { 8, 32 }, { 16, 64 }, { 32, 128 }, { 64, 256 },
+};
+
+/* Completions per second from which each level is called for. */
+static const u64 cqn_moder_rate_min[] = {
+	0, 4000, 16000, 64000, 256000, 1024000, 4096000,
+};
+
+static_assert(ARRAY_SIZE(cqn_moder_profiles) == ARRAY_SIZE(cqn_moder_rate_min));
+
+/**
+ * cqn_sw_moder_params() - software moderation parameters from the attributes
+ * @cq_count: the cq_count attribute
+ * @cq_period: the cq_period attribute, microseconds
+ * @eff: what software moderation will use
+ *
+ * cq_count 1, or both 0, means off: every completion wakes the consumer.
+ * A count of 2 or more without a period gets CQN_SW_MODER_DEFAULT_PERIOD_US,
+ * so that a lone completion is never stranded; a period without a count
+ * holds completions for the period (up to CQN_SW_MODER_MAX_COUNT of them).
+ *
+ * Context: any.
+ * Return: true if software moderation is on.
+ */
+bool cqn_sw_moder_params(u32 cq_count, u32 cq_period, struct cqn_moder *eff)
+{
+	if (cq_count == 1 || (!cq_count && !cq_period)) {
+		eff->count = 0;
+		eff->period_us = 0;
+		return false;
+	}
+	eff->count = cq_count ? min_t(u32, cq_count, CQN_SW_MODER_MAX_COUNT) :
+				CQN_SW_MODER_MAX_COUNT;
+	eff->period_us = cq_period ?: CQN_SW_MODER_DEFAULT_PERIOD_US;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_params);
+
+/**
+ * cqn_sw_moder_decide() - wake the consumer now, later, or not at all
+ * @m: effective parameters from cqn_sw_moder_params()
+ * @pending: completions taken from the CQ and not yet handed over
+ * @first_ns: when the oldest of them was taken
+ * @now_ns: the time now
+ * @deadline_ns: for CQN_SWM_WAIT, when to decide again (the oldest
+ *	completion's period runs out then)
+ *
+ * Context: any.
+ * Return: the action.
+ */
+enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pending,
+					     u64 first_ns, u64 now_ns, u64 *deadline_ns)
+{
+	u64 deadline;
+
+	if (!pending)
+		return CQN_SWM_IDLE;
+	if (m->count && pending >= m->count)
+		return CQN_SWM_DISPATCH;
+	if (pending >= CQN_SW_MODER_MAX_COUNT)
+		return CQN_SWM_DISPATCH;
+	deadline = first_ns + (u64)m->period_us * NSEC_PER_USEC;
+	if (now_ns >= deadline)
+		return CQN_SWM_DISPATCH;
+	*deadline_ns = deadline;
+	return CQN_SWM_WAIT;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_decide);
+
+/**
+ * cqn_hw_moder_clamp() - fit moderation into what the device supports
+ * @cq_count: requested count
+ * @cq_period: requested period, microseconds
+ * @max_count: attr.cq_caps.max_cq_moderation_count
+ * @max_period: attr.cq_caps.max_cq_moderation_period
+ * @eff: what to program
+ *
+ * Context: any.
+ * Return: true if a value was reduced to fit.
+ */
+bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_period,
+			struct cqn_moder *eff)
+{
+	eff->count = min(cq_count, max_count);
+	eff->period_us = min(cq_period, max_period);
+	return eff->count != cq_count || eff->period_us != cq_period;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_hw_moder_clamp);
+
+/**
+ * cqn_adaptive_window_next() - the next adaptive polling window
+ * @cur_us: the current window, microseconds
+ * @max_us: poll_window_max_us
+ * @outcome: what happened
+ * @idle_ns: for CQN_WIN_EVENT, the time from the start of the last window to
+ *	the event (how long a window would have had to be to catch it)
+ *
+ * A hit doubles the window (a zero window becomes CQN_ADAPTIVE_STEP_US); an
+ * empty window halves it, so it reaches 0 when traffic stops; an event that
+ * a window of at most @max_us would have caught sets the window to twice
+ * the gap, so a steady stream is caught by polling from then on. The result
+ * never exceeds @max_us.
+ *
+ * Context: any.
+ * Return: the new window, microseconds.
+ */
+u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
+			     u64 idle_ns)
+{
+	u64 next = cur_us;
+
+	switch (outcome) {
+	case CQN_WIN_HIT:
+		next = cur_us ? (u64)cur_us * 2 : CQN_ADAPTIVE_STEP_US;
+		break;
+	case CQN_WIN_EMPTY:
+		next = cur_us / 2;
+		break;
+	case CQN_WIN_EVENT:
+		if (idle_ns <= (u64)max_us * NSEC_PER_USEC)
+			next = max_t(u64, cur_us, 2 * DIV_ROUND_UP_ULL(idle_ns, NSEC_PER_USEC));
+		break;
+	}
+	return min_t(u64, next, max_us);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
+
+/**
+ * cqn_moder_profile_count() - levels in the adaptive moderation table
+ *
+ * Context: any.
+ * Return: the number of levels.
+ */
+unsigned int cqn_moder_profile_count(void)
+{
+	return ARRAY_SIZE(cqn_moder_profiles);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_moder_profile_count);
+
+/**
+ * cqn_moder_profile() - the parameters of one adaptive moderation level
+ * @level: the level; values past the table give its last entry
+ *
+ * Context: any.
+ * Return: count and period of @level.
+ */
+struct cqn_moder cqn_moder_profile(unsigned int level)
+{
+	return cqn_moder_profiles[min_t(unsigned int, level, ARRAY_SIZE(cqn_moder_profiles) - 1)];
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_moder_profile);
+
+/**
+ * cqn_moder_adapt() - choose the next adaptive moderation level
+ * @level: the current level
+ * @completions: completions in the sample
+ * @wakeups: times the consumer was woken in the sample
+ * @ns: length of the sample
+ *
+ * See "Adaptive moderation" above.
+ *
+ * Context: any.
+ * Return: the new level, at most one step from @level.
+ */
+unsigned int cqn_moder_adapt(unsigned int level, u64 completions, u64 wakeups, u64 ns)
+{
+	unsigned int last = ARRAY_SIZE(cqn_moder_profiles) - 1;
+	u64 rate;
+
+	level = min(level, last);
+	if (!ns)
+		return level;
+	rate = div64_u64(completions * NSEC_PER_SEC, ns);
+	if (rate < cqn_moder_rate_min[level])
+		return level ? level - 1 : 0;
+	if (level < last && rate >= cqn_moder_rate_min[level + 1] &&
+	    completions < (u64)cqn_moder_profiles[level + 1].count * max_t(u64, wakeups, 1))
+		return level + 1;
+	return level;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_moder_adapt);
+
+/**
+ * cqn_cq_resize_check() - may a live CQ get @new_cqe entries?
+ * @new_cqe: the requested size
+ * @max_posted: work requests that can be outstanding on the CQ at once
+ *	(send_depth + recv_depth + 1 for the drain)
+ * @max_cqe: the device's limit (attr.max_cqe)
+ * @can_resize: the provider implements resize_cq
+ *
+ * Context: any.
+ * Return: 0, -EOPNOTSUPP without provider support, -EINVAL when the CQ
+ * could overflow, -ERANGE beyond the device's limit.
+ */
+int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize)
+{
+	if (!can_resize)
+		return -EOPNOTSUPP;
+	if (new_cqe < max_posted)
+		return -EINVAL;
+	if (new_cqe > max_cqe)
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_cq_resize_check);
