@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "cqnotify.h"
@@ -20,6 +21,11 @@
 struct workqueue_struct *cqn_wq;
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
 static struct workqueue_struct *cqn_reap_wq;
+
+static bool unbound_wq;
+module_param(unbound_wq, bool, 0444);
+MODULE_PARM_DESC(unbound_wq,
+		 "run event/adaptive-mode CQ processing on an unbound workqueue (any CPU) instead of the CPU that took the event (default: 0)");
 
 /* protects cqn_endpoints */
 static DEFINE_MUTEX(cqn_endpoints_lock);
@@ -494,7 +500,7 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
  */
 int cqn_endpoint_init(void)
 {
-	cqn_wq = alloc_workqueue("cqnotify", 0, 0);
+	cqn_wq = alloc_workqueue("cqnotify", unbound_wq ? WQ_UNBOUND : 0, 0);
 	if (!cqn_wq)
 		return -ENOMEM;
 	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);
