@@ -20,6 +20,10 @@
 #define CQN_DURATION_MS_MAX	(24 * 3600 * 1000)
 /* Registered buffers one connection may pin: send + receive rings. */
 #define CQN_CONN_BUF_MAX	(64 * 1024 * 1024)
+/* Longest watchdog_ms: a minute. */
+#define CQN_WATCHDOG_MS_MAX	60000
+/* Largest max_events_per_ms. */
+#define CQN_EVENTS_PER_MS_MAX	1000000
 /* Default poll_window_max_us of adaptive mode. */
 #define CQN_POLL_WINDOW_DEFAULT_US	50
 
@@ -78,6 +82,8 @@ enum cqn_workload {
  * @poll_cpu: poll mode: CPU the polling thread runs on (-1: any)
  * @poll_window_max_us: adaptive mode: longest polling window
  * @solicited_only: arm the CQ for solicited completions only
+ * @watchdog_ms: silent-CQ watchdog period (0: off)
+ * @max_events_per_ms: event storm threshold (0: off)
  * @max_conns: server: connections accepted at once
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
@@ -100,6 +106,8 @@ struct cqn_config {
 	s32 poll_cpu;
 	u32 poll_window_max_us;
 	bool solicited_only;
+	u32 watchdog_ms;
+	u32 max_events_per_ms;
 	u32 max_conns;
 	u32 workload;
 	u32 queue_depth;

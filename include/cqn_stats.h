@@ -42,6 +42,10 @@
  * @CQN_STAT_moder_changes: see Documentation/admin-guide.rst
  * @CQN_STAT_sw_moder_timer_fires: see Documentation/admin-guide.rst
  * @CQN_STAT_cpu_ns: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_watchdog_fires: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_fallbacks: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_storms: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_events_dropped: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
@@ -78,6 +82,10 @@ enum cqn_stat {
 	CQN_STAT_moder_changes,
 	CQN_STAT_sw_moder_timer_fires,
 	CQN_STAT_cpu_ns,
+	CQN_STAT_cq_watchdog_fires,
+	CQN_STAT_cq_fallbacks,
+	CQN_STAT_cq_storms,
+	CQN_STAT_cq_events_dropped,
 	CQN_STAT_cq_async_events,
 	CQN_STAT_qp_async_events,
 	CQN_STAT_conns_accepted,

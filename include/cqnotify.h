@@ -89,10 +89,13 @@ enum cqn_moder_kind {
  * @need_any: solicited_only: may the CQ be armed for solicited completions
  *	only? Returns true when the owner is waiting for a completion that
  *	raises no solicited event (a send completion); process context
+ * @busy: does the owner wait for completions (work outstanding)? For the
+ *	silent-CQ watchdog; any context, must not sleep
  */
 struct cqn_cq_owner {
 	void (*fatal)(void *owner, const char *why);
 	bool (*need_any)(void *owner);
+	bool (*busy)(void *owner);
 };
 
 /**
@@ -112,6 +115,8 @@ struct cqn_cq_owner {
  * @poll_cpu: poll mode: CPU of the polling thread, -1 for any
  * @solicited_only: arm for solicited completions when the owner allows
  * @window_max_us: adaptive mode: longest polling window
+ * @watchdog_ms: silent-CQ watchdog period, 0 for off
+ * @max_events_per_ms: event storm threshold, 0 for off
  * @moder_kind: enum cqn_moder_kind in effect
  * @moder: the moderation in effect
  * @moder_req: the moderation asked for (cq_count, cq_period)
@@ -130,6 +135,18 @@ struct cqn_cq_owner {
  * @sample_ns: adaptive moderation: start of the current sample
  * @sample_done: adaptive moderation: completions in the sample
  * @sample_wakeups: adaptive moderation: wakeups in the sample
+ * @watchdog: the silent-CQ watchdog, every @watchdog_ms
+ * @last_done_ns: when completions were last handed over
+ * @wd_fired: the watchdog found the CQ silent; the work item falls back
+ * @storm: the comp_handler saw more than @max_events_per_ms events in a ms
+ * @storm_start_ns: start of the comp_handler's current millisecond
+ * @storm_events: events in it
+ * @fallback: polling on @fb_timer instead of arming (watchdog or storm)
+ * @fb_start_ns: start of the current fallback sample
+ * @fb_done: completions in it
+ * @fb_until_ns: earliest end of the fallback
+ * @fb_timer: fallback: the next poll
+ * @drop_events: fault injection: swallow this many events
  * @lock: protects the staging ring and @timer_armed; every ib_poll_cq() of
  *	an own-mode CQ happens under it, so completions keep their order
  * @stage: software moderation: completions taken from the CQ, not yet
@@ -158,6 +175,8 @@ struct cqn_cq {
 	s32 poll_cpu;
 	bool solicited_only;
 	u32 window_max_us;
+	u32 watchdog_ms;
+	u32 max_events_per_ms;
 	u32 moder_kind;
 	struct cqn_moder moder;
 	struct cqn_moder moder_req;
@@ -177,6 +196,18 @@ struct cqn_cq {
 	u64 sample_ns;
 	u64 sample_done;
 	u64 sample_wakeups;
+	struct delayed_work watchdog;
+	u64 last_done_ns;
+	bool wd_fired;
+	bool storm;
+	u64 storm_start_ns;
+	u32 storm_events;
+	bool fallback;
+	u64 fb_start_ns;
+	u64 fb_done;
+	u64 fb_until_ns;
+	struct hrtimer fb_timer;
+	atomic_t drop_events;
 
 	/* protects the staging ring and timer_armed; held around ib_poll_cq() */
 	spinlock_t lock;
@@ -378,6 +409,7 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep);
 u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
+void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
 
 /* src/conn.c */
@@ -404,6 +436,7 @@ int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted);
 void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg);
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
 u32 cqn_cq_window_us(struct cqn_cq *c);
+void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n);
 
 /* src/cm.c */
 int cqn_cm_listen(struct cqn_endpoint *ep);

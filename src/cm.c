@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <net/net_namespace.h>
@@ -204,6 +205,21 @@ static struct rdma_cm_id *cqn_cm_create_id(struct cqn_endpoint *ep,
 	return id;
 }
 
+/* Fault-injection points of enable (fail_function). */
+static noinline int cqn_cm_listen_id(struct rdma_cm_id *id)
+{
+	return rdma_listen(id, CQN_LISTEN_BACKLOG);
+}
+
+ALLOW_ERROR_INJECTION(cqn_cm_listen_id, ERRNO);
+
+static noinline int cqn_cm_resolve(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return rdma_resolve_addr(id, NULL, addr, CQN_RESOLVE_TIMEOUT_MS);
+}
+
+ALLOW_ERROR_INJECTION(cqn_cm_resolve, ERRNO);
+
 /**
  * cqn_cm_listen() - start a server endpoint listening
  * @ep: the endpoint, ep->lock held
@@ -225,7 +241,7 @@ int cqn_cm_listen(struct cqn_endpoint *ep)
 		cqn_ep_fail(ep, "bind to %pISpc failed: %pe", &addr, ERR_PTR(ret));
 		goto err_id;
 	}
-	ret = rdma_listen(id, CQN_LISTEN_BACKLOG);
+	ret = cqn_cm_listen_id(id);
 	if (ret) {
 		cqn_ep_fail(ep, "listen on %pISpc failed: %pe", &addr, ERR_PTR(ret));
 		goto err_id;
@@ -257,7 +273,7 @@ int cqn_cm_connect(struct cqn_endpoint *ep)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ep->cm_id = id;
-	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr, CQN_RESOLVE_TIMEOUT_MS);
+	ret = cqn_cm_resolve(id, (struct sockaddr *)&addr);
 	if (ret) {
 		cqn_ep_fail(ep, "address resolution of %pISpc failed: %pe", &addr, ERR_PTR(ret));
 		ep->cm_id = NULL;

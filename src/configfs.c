@@ -6,8 +6,9 @@
  * "enable" is the commit point: while it is 1, writes to the other
  * attributes fail with -EBUSY, except the live-tunable ones (cq_mode,
  * cq_count, cq_period, adaptive_moderation, cq_depth, poll_cpu,
- * poll_window_max_us, solicited_only), which are checked against the whole
- * configuration and applied to every connection at once. Every store
+ * poll_window_max_us, solicited_only, watchdog_ms, max_events_per_ms),
+ * which are checked against the whole configuration and applied to every
+ * connection at once. Every store
  * parses strictly and changes nothing when it fails.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -255,6 +256,10 @@ CQN_EP_U32_ATTR(poll_window_max_us, 0, CQN_POLL_WINDOW_MAX_US, true)
 CONFIGFS_ATTR(cqn_ep_, poll_window_max_us);
 CQN_EP_BOOL_ATTR(solicited_only, true)
 CONFIGFS_ATTR(cqn_ep_, solicited_only);
+CQN_EP_U32_ATTR(watchdog_ms, 0, CQN_WATCHDOG_MS_MAX, true)
+CONFIGFS_ATTR(cqn_ep_, watchdog_ms);
+CQN_EP_U32_ATTR(max_events_per_ms, 0, CQN_EVENTS_PER_MS_MAX, true)
+CONFIGFS_ATTR(cqn_ep_, max_events_per_ms);
 CQN_EP_U32_ATTR(max_conns, 1, CQN_MAX_CONNS_MAX, false)
 CONFIGFS_ATTR(cqn_ep_, max_conns);
 CQN_EP_U32_ATTR(queue_depth, 1, CQN_DEPTH_MAX, false)
@@ -411,6 +416,8 @@ static struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_poll_cpu,
 	&cqn_ep_attr_poll_window_max_us,
 	&cqn_ep_attr_solicited_only,
+	&cqn_ep_attr_watchdog_ms,
+	&cqn_ep_attr_max_events_per_ms,
 	&cqn_ep_attr_max_conns,
 	&cqn_ep_attr_workload,
 	&cqn_ep_attr_queue_depth,

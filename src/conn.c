@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/slab.h>
 
 #include "cqnotify.h"
@@ -216,10 +217,61 @@ static bool cqn_conn_need_any(void *owner)
 	return !nfree || (nfree != conn->nsend && !READ_ONCE(conn->outstanding));
 }
 
+/* The watchdog's question: sends in flight, or (client) echoes awaited. */
+static bool cqn_conn_busy(void *owner)
+{
+	struct cqn_conn *conn = owner;
+
+	return READ_ONCE(conn->nfree_send) != conn->nsend || READ_ONCE(conn->outstanding);
+}
+
 static const struct cqn_cq_owner cqn_conn_cq_owner = {
 	.fatal = cqn_conn_cq_fatal,
 	.need_any = cqn_conn_need_any,
+	.busy = cqn_conn_busy,
 };
+
+/*
+ * The steps of building a connection, each a fault-injection point
+ * (fail_function: see Documentation/testing.rst). On failure each leaves
+ * nothing behind.
+ */
+static noinline int cqn_conn_alloc_pd(struct cqn_conn *conn)
+{
+	struct ib_pd *pd = ib_alloc_pd(conn->cm_id->device, 0);
+
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	conn->pd = pd;
+	return 0;
+}
+
+ALLOW_ERROR_INJECTION(cqn_conn_alloc_pd, ERRNO);
+
+static noinline int cqn_conn_create_qp(struct cqn_conn *conn, struct ib_qp_init_attr *attr)
+{
+	return rdma_create_qp(conn->cm_id, conn->pd, attr);
+}
+
+ALLOW_ERROR_INJECTION(cqn_conn_create_qp, ERRNO);
+
+static noinline int cqn_conn_alloc_rings(struct cqn_conn *conn, bool server)
+{
+	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE,
+					  server ? cqn_server_send_done : cqn_client_send_done);
+	if (!conn->sbufs)
+		return -ENOMEM;
+	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE,
+					  server ? cqn_server_recv_done : cqn_client_recv_done);
+	if (!conn->rbufs) {
+		cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
+		conn->sbufs = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+ALLOW_ERROR_INJECTION(cqn_conn_alloc_rings, ERRNO);
 
 /**
  * cqn_conn_create() - build a connection on an rdma_cm id
@@ -274,12 +326,9 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 		conn->free_send[i] = conn->nsend - 1 - i;
 	conn->nfree_send = conn->nsend;
 
-	conn->pd = ib_alloc_pd(cm_id->device, 0);
-	if (IS_ERR(conn->pd)) {
-		ret = PTR_ERR(conn->pd);
-		conn->pd = NULL;
+	ret = cqn_conn_alloc_pd(conn);
+	if (ret)
 		goto err_arrays;
-	}
 
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
@@ -305,20 +354,14 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
 	qp_attr.qp_type = IB_QPT_RC;
-	ret = rdma_create_qp(cm_id, conn->pd, &qp_attr);
+	ret = cqn_conn_create_qp(conn, &qp_attr);
 	if (ret)
 		goto err_cq;
 	conn->qp = cm_id->qp;
 
-	ret = -ENOMEM;
-	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE,
-					  server ? cqn_server_send_done : cqn_client_send_done);
-	if (!conn->sbufs)
+	ret = cqn_conn_alloc_rings(conn, server);
+	if (ret)
 		goto err_qp;
-	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE,
-					  server ? cqn_server_recv_done : cqn_client_recv_done);
-	if (!conn->rbufs)
-		goto err_sbufs;
 
 	ret = cqn_cq_start(&conn->cq);
 	if (ret)
@@ -337,7 +380,6 @@ err_drain:
 	cqn_cq_stop(&conn->cq);
 err_rbufs:
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
-err_sbufs:
 	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
 err_qp:
 	rdma_destroy_qp(cm_id);
@@ -435,7 +477,8 @@ int cqn_conn_publish(struct cqn_conn *conn)
  *
  * Applies the live-tunable attributes (cq_mode, cq_count, cq_period,
  * adaptive_moderation, cq_depth, poll_cpu, poll_window_max_us,
- * solicited_only) that differ from what the engine runs with. Idempotent.
+ * solicited_only, watchdog_ms, max_events_per_ms) that differ from what the
+ * engine runs with. Idempotent.
  *
  * Context: process context, ep->tune_lock held.
  * Return: 0 or the first -errno; what failed keeps its previous setting.

@@ -7,8 +7,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -21,6 +23,9 @@
 #define CQN_EVENT_BUDGET	256
 /* Completions the poll thread handles between two cond_resched() calls. */
 #define CQN_POLL_BUDGET		64
+/* Fallback polling: how often, and for how long at least. */
+#define CQN_FALLBACK_POLL_NS	(200 * NSEC_PER_USEC)
+#define CQN_FALLBACK_NS		(100 * NSEC_PER_MSEC)
 
 /**
  * DOC: CQ modes
@@ -85,6 +90,17 @@
  *	echoes are all in, a server with receives waiting for a send buffer):
  *	then it arms with ``IB_CQ_NEXT_COMP`` for that round, so nothing waits
  *	forever.
+ *
+ * Fallback polling (event and adaptive modes)
+ *	Two guards switch one CQ from events to polling on a 200 us timer
+ *	for at least 100 ms, then back to events (``cq_fallbacks`` counts the
+ *	switches). The silent-CQ watchdog (``watchdog_ms``): work is
+ *	outstanding but nothing completed for ``watchdog_ms``, as after a lost
+ *	interrupt (``cq_watchdog_fires``). The storm guard
+ *	(``max_events_per_ms``): the comp_handler saw more events than that
+ *	in one millisecond (``cq_storms``); the fallback lasts while the
+ *	completion rate stays above the threshold. Poll mode needs neither;
+ *	the core's modes are the core's business.
  *
  * Live changes of cq_mode (among event, poll and adaptive), moderation and
  * cq_depth quiesce the engine first: the handler stops queueing, the poll
@@ -193,6 +209,8 @@ static int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 		done += n;
 	}
 	if (done) {
+		WRITE_ONCE(c->last_done_ns, ktime_get_ns());
+		c->fb_done += done;
 		cqn_stat_inc(c->stats, CQN_STAT_cq_wakeups);
 		cqn_stat_hist(c->stats, CQN_H_CQ_BATCH, done);
 		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, ktime_get_ns() - t0);
@@ -384,6 +402,87 @@ static bool cqn_cq_poll_window(struct cqn_cq *c, int done)
 	return false;
 }
 
+/* Context: softirq (HRTIMER_MODE_REL_SOFT). */
+static enum hrtimer_restart cqn_cq_fb_timer_fn(struct hrtimer *t)
+{
+	struct cqn_cq *c = container_of(t, struct cqn_cq, fb_timer);
+
+	if (!READ_ONCE(c->stopping) && !READ_ONCE(c->paused))
+		queue_work(cqn_wq, &c->work);
+	return HRTIMER_NORESTART;
+}
+
+static void cqn_cq_fallback_enter(struct cqn_cq *c, u64 now)
+{
+	c->fallback = true;
+	c->fb_start_ns = now;
+	c->fb_done = 0;
+	c->fb_until_ns = now + CQN_FALLBACK_NS;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_fallbacks);
+}
+
+/*
+ * Fallback polling, decided at the end of a wakeup. Returns true while the
+ * CQ is to be polled on the timer rather than armed. A storm's fallback
+ * lasts while completions keep coming faster than max_events_per_ms.
+ */
+static bool cqn_cq_fallback(struct cqn_cq *c, u64 now)
+{
+	u32 max = READ_ONCE(c->max_events_per_ms);
+
+	if (READ_ONCE(c->storm)) {
+		WRITE_ONCE(c->storm, false);
+		if (!c->fallback) {
+			cqn_stat_inc(c->stats, CQN_STAT_cq_storms);
+			cqn_cq_fallback_enter(c, now);
+		}
+	}
+	if (READ_ONCE(c->wd_fired)) {
+		WRITE_ONCE(c->wd_fired, false);
+		if (!c->fallback)
+			cqn_cq_fallback_enter(c, now);
+	}
+	if (!c->fallback)
+		return false;
+	if (now >= c->fb_until_ns) {
+		u64 span = max_t(u64, now - c->fb_start_ns, 1);
+		u64 per_ms = div64_u64(c->fb_done * NSEC_PER_MSEC, span);
+
+		if (!max || per_ms <= max) {
+			WRITE_ONCE(c->fallback, false);
+			return false;
+		}
+		c->fb_start_ns = now;
+		c->fb_done = 0;
+		c->fb_until_ns = now + CQN_FALLBACK_NS;
+	}
+	hrtimer_start(&c->fb_timer, ns_to_ktime(CQN_FALLBACK_POLL_NS), HRTIMER_MODE_REL_SOFT);
+	return true;
+}
+
+/*
+ * The silent-CQ watchdog: work outstanding and nothing handed over for
+ * watchdog_ms. It only flags and kicks; the work item falls back.
+ */
+static void cqn_cq_watchdog_fn(struct work_struct *work)
+{
+	struct cqn_cq *c = container_of(to_delayed_work(work), struct cqn_cq, watchdog);
+	u32 ms = READ_ONCE(c->watchdog_ms);
+	u64 now = ktime_get_ns();
+
+	if (READ_ONCE(c->stopping) || !ms)
+		return;
+	if (!READ_ONCE(c->paused) && !READ_ONCE(c->fallback) && c->mode != CQN_CQ_POLL &&
+	    c->ops->busy(c->owner) && now - READ_ONCE(c->last_done_ns) > (u64)ms * NSEC_PER_MSEC) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_watchdog_fires);
+		pr_info_ratelimited("%s: no completion for %u ms with work outstanding: polling\n",
+				    c->name, ms);
+		WRITE_ONCE(c->wd_fired, true);
+		queue_work(cqn_wq, &c->work);
+	}
+	queue_delayed_work(cqn_wq, &c->watchdog, msecs_to_jiffies(ms));
+}
+
 /* Event and adaptive modes: one wakeup of the consumer. */
 static void cqn_cq_work(struct work_struct *work)
 {
@@ -392,7 +491,12 @@ static void cqn_cq_work(struct work_struct *work)
 	bool from_event;
 	int done;
 
-	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
+	/*
+	 * A comp_handler that passed its paused check just before a switch to
+	 * poll mode may queue this after the switch: the poll thread owns the
+	 * CQ (and c->wcs) then. The mode only changes while this is cancelled.
+	 */
+	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused) || c->mode == CQN_CQ_POLL)
 		return;
 	from_event = READ_ONCE(c->from_event);
 	ev = READ_ONCE(c->event_ns);
@@ -417,6 +521,8 @@ static void cqn_cq_work(struct work_struct *work)
 		goto out;
 	}
 	cqn_cq_moder_sample(c, t0);
+	if (cqn_cq_fallback(c, ktime_get_ns()))
+		goto out;
 	if (c->mode == CQN_CQ_ADAPTIVE && !c->window_us)
 		c->window_start_ns = ktime_get_ns();
 	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW)
@@ -436,11 +542,26 @@ static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 {
 	struct cqn_cq *c = ctx;
 	u64 t0 = ktime_get_ns();
+	u32 max;
 
 	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
 		return;
+	if (unlikely(atomic_add_unless(&c->drop_events, -1, 0))) {
+		/* Fault injection: a lost interrupt. The CQ stays unarmed. */
+		cqn_stat_inc(c->stats, CQN_STAT_cq_events_dropped);
+		return;
+	}
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
 	trace_cq_event(c->name);
+	max = READ_ONCE(c->max_events_per_ms);
+	if (max) {
+		if (t0 - c->storm_start_ns >= NSEC_PER_MSEC) {
+			c->storm_start_ns = t0;
+			c->storm_events = 0;
+		}
+		if (++c->storm_events > max)
+			WRITE_ONCE(c->storm, true);
+	}
 	if (!READ_ONCE(c->from_event)) {
 		WRITE_ONCE(c->event_ns, t0);
 		WRITE_ONCE(c->from_event, true);
@@ -516,6 +637,7 @@ static void cqn_cq_quiesce(struct cqn_cq *c)
 	}
 	cancel_work_sync(&c->work);
 	hrtimer_cancel(&c->timer);
+	hrtimer_cancel(&c->fb_timer);
 	spin_lock_irq(&c->lock);
 	c->timer_armed = false;
 	spin_unlock_irq(&c->lock);
@@ -584,6 +706,10 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 	INIT_WORK(&c->work, cqn_cq_work);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	c->timer.function = cqn_cq_timer_fn;
+	hrtimer_init(&c->fb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	c->fb_timer.function = cqn_cq_fb_timer_fn;
+	INIT_DELAYED_WORK(&c->watchdog, cqn_cq_watchdog_fn);
+	atomic_set(&c->drop_events, 0);
 
 	if (c->core) {
 		enum ib_poll_context ctx = c->mode == CQN_CQ_SOFTIRQ ? IB_POLL_SOFTIRQ :
@@ -632,6 +758,8 @@ err_arrays:
 	return ret;
 }
 
+ALLOW_ERROR_INJECTION(cqn_cq_create, ERRNO);
+
 /**
  * cqn_cq_start() - start learning about completions
  * @c: the engine
@@ -646,6 +774,9 @@ int cqn_cq_start(struct cqn_cq *c)
 {
 	if (c->core)
 		return 0;
+	WRITE_ONCE(c->last_done_ns, ktime_get_ns());
+	if (c->watchdog_ms)
+		queue_delayed_work(cqn_wq, &c->watchdog, msecs_to_jiffies(c->watchdog_ms));
 	if (c->mode == CQN_CQ_POLL) {
 		int ret = cqn_cq_start_poller(c);
 
@@ -670,6 +801,7 @@ void cqn_cq_stop(struct cqn_cq *c)
 	WRITE_ONCE(c->stopping, true);
 	if (c->core)
 		return;
+	cancel_delayed_work_sync(&c->watchdog);
 	cqn_cq_quiesce(c);
 }
 
@@ -689,8 +821,10 @@ void cqn_cq_destroy(struct cqn_cq *c)
 			ib_destroy_cq(c->cq);
 	}
 	/* A handler that ran before the CQ was gone may have queued work. */
+	cancel_delayed_work_sync(&c->watchdog);
 	cancel_work_sync(&c->work);
 	hrtimer_cancel(&c->timer);
+	hrtimer_cancel(&c->fb_timer);
 	c->cq = NULL;
 	kvfree(c->stage);
 	c->stage = NULL;
@@ -790,7 +924,8 @@ int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted)
 }
 
 /**
- * cqn_cq_set_tuning() - take poll_cpu, solicited_only and poll_window_max_us
+ * cqn_cq_set_tuning() - take poll_cpu, solicited_only, poll_window_max_us,
+ * watchdog_ms and max_events_per_ms
  * @c: the engine
  * @cfg: the configuration
  *
@@ -802,8 +937,17 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg)
 {
 	s32 cpu = READ_ONCE(cfg->poll_cpu);
 
+	u32 wd = READ_ONCE(cfg->watchdog_ms);
+
 	WRITE_ONCE(c->solicited_only, READ_ONCE(cfg->solicited_only));
 	WRITE_ONCE(c->window_max_us, READ_ONCE(cfg->poll_window_max_us));
+	WRITE_ONCE(c->max_events_per_ms, READ_ONCE(cfg->max_events_per_ms));
+	if (wd != c->watchdog_ms) {
+		WRITE_ONCE(c->watchdog_ms, wd);
+		/* Running engines only; cqn_cq_start() starts it otherwise. */
+		if (wd && !c->core && c->cq && !READ_ONCE(c->stopping) && c->last_done_ns)
+			mod_delayed_work(cqn_wq, &c->watchdog, msecs_to_jiffies(wd));
+	}
 	if (c->window_us > c->window_max_us)
 		WRITE_ONCE(c->window_us, c->window_max_us);
 	if (cpu == c->poll_cpu)
@@ -851,4 +995,19 @@ int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 u32 cqn_cq_window_us(struct cqn_cq *c)
 {
 	return READ_ONCE(c->window_us);
+}
+
+/**
+ * cqn_cq_fault_drop_events() - fault injection: lose the next @n events
+ * @c: the engine
+ * @n: how many comp_handler calls to swallow (counted as cq_events_dropped)
+ *
+ * Simulates lost interrupts: the CQ is left unarmed with completions in it,
+ * which only the silent-CQ watchdog recovers from.
+ *
+ * Context: any.
+ */
+void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n)
+{
+	atomic_set(&c->drop_events, n);
 }

@@ -118,6 +118,30 @@ static const struct file_operations cqn_ep_reset_fops = {
 	.llseek = noop_llseek,
 };
 
+static ssize_t cqn_ep_fault_drop_events_write(struct file *file, const char __user *ubuf,
+					      size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	char buf[16];
+	u32 n;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	if (cqn_parse_u32(buf, count, 0, 1000000, &n))
+		return -EINVAL;
+	cqn_ep_fault_drop_events(ep, n);
+	return count;
+}
+
+static const struct file_operations cqn_ep_fault_drop_events_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_fault_drop_events_write,
+	.llseek = noop_llseek,
+};
+
 static int cqn_conn_stats_show(struct seq_file *m, void *v)
 {
 	struct cqn_conn *conn = m->private;
@@ -155,6 +179,8 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
 	debugfs_create_file("cq", 0400, ep->dbg_dir, ep, &cqn_ep_cq_fops);
 	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
+	debugfs_create_file("fault_drop_events", 0200, ep->dbg_dir, ep,
+			    &cqn_ep_fault_drop_events_fops);
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }
 

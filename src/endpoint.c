@@ -241,6 +241,24 @@ int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
 	return n;
 }
 
+/**
+ * cqn_ep_fault_drop_events() - fault injection: every live connection's CQ
+ * loses its next @n completion events
+ * @ep: the endpoint
+ * @n: events to lose per connection
+ *
+ * Context: process context.
+ */
+void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
+{
+	struct cqn_conn *conn;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node)
+		cqn_cq_fault_drop_events(&conn->cq, n);
+	spin_unlock_irq(&ep->state_lock);
+}
+
 static void cqn_ep_reap_work(struct work_struct *work)
 {
 	struct cqn_endpoint *ep = container_of(work, struct cqn_endpoint, reap_work);

@@ -22,7 +22,9 @@ defaults()
 	for kv in role=server addr=0.0.0.0 port=7471 msg_size=4096 send_depth=64 \
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
 		  cq_period=0 max_conns=16 workload=pingpong queue_depth=16 \
-		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle; do
+		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
+		  poll_window_max_us=50 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
+		  max_events_per_ms=0 moderation_effective=off; do
 		expect_eq "$(cat "$EP/${kv%%=*}")" "${kv#*=}" "default ${kv%%=*}" || return 1
 	done
 	expect_eq "$(cat "$EP/last_error")" "" "default last_error" || return 1
@@ -36,7 +38,10 @@ addr|localhost 10.77.0 10.77.0.256 1.2.3.4.5 fe80:::1 ::g _10.0.0.1
 port|-1 0x10 abc 1.5 _1 1_ +1
 msg_size|-5 1e3 0x100 4k
 send_depth|-1 x 08
-cq_mode|events POLL interrupt
+cq_mode|events POLL interrupt softIRQ
+poll_cpu|x 1.0 --1 0x1
+solicited_only|2 -1 yes
+adaptive_moderation|2 on
 workload|ping stream_
 verify|2 -1 yes true on
 enable|2 -1 yes
@@ -54,6 +59,10 @@ max_conns|0 1025
 queue_depth|0 8193
 duration_ms|86400001
 iterations|4294967296
+poll_window_max_us|100001
+watchdog_ms|60001
+max_events_per_ms|1000001
+poll_cpu|4096 -2
 "
 
 bad_values()
@@ -119,10 +128,15 @@ busy_while_enabled()
 	expect_write "$EP/port" "7999" || return 1
 	expect_write "$EP/enable" 1 || return 1
 	expect_eq "$(cat "$EP/state")" running "server state" || return 1
-	for attr in role addr port msg_size send_depth recv_depth cq_depth cq_mode \
-		    cq_count cq_period max_conns workload queue_depth iterations \
-		    duration_ms verify; do
+	for attr in role addr port msg_size send_depth recv_depth max_conns workload \
+		    queue_depth iterations duration_ms verify; do
 		expect_write_err "$EP/$attr" "$(cat "$EP/$attr")" "Device or resource busy" || return 1
+	done
+	# Live-tunable ones take a write while enabled (scripts/tests/cq.sh
+	# tests what they do).
+	for attr in cq_depth cq_mode cq_count cq_period adaptive_moderation poll_cpu \
+		    poll_window_max_us solicited_only watchdog_ms max_events_per_ms; do
+		expect_write "$EP/$attr" "$(cat "$EP/$attr")" || return 1
 	done
 	expect_write_err "$EP/enable" 1 "Device or resource busy" || return 1
 	expect_eq "$(cat "$EP/port")" 7999 "port while enabled" || return 1

@@ -1,0 +1,371 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Reliability and security on the debug kernel: a soak over four
+# connections, devices and providers removed under traffic, enable toggled
+# under traffic, injected failures in every setup step and in slab
+# allocations, hostile configfs input, and permissions. Each test is
+# followed by the kernel gate of cqn_run_tests (splats) and the VM's
+# kmemleak scan at the end.
+. "$(dirname "$0")/lib.sh"
+
+ALL_TESTS="
+	soak_four_connections
+	enable_toggled_under_traffic
+	link_delete_repeated
+	rxe_unload_under_traffic
+	fail_function_setup_steps
+	failslab_during_enable
+	configfs_fuzz
+	configfs_state_sequences
+	permissions
+"
+FAILFN=/sys/kernel/debug/fail_function
+FAILSLAB=/sys/kernel/debug/failslab
+
+setup()
+{
+	cqn_load || return 1
+	ep_remove srv cli c0 c1 c2 c3
+}
+
+# endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
+endless_client()
+{
+	local name=$1
+
+	shift
+	ep_create "$name" role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 "$@" || return 1
+	ep_enable "$name" 1 && ep_wait_state "$name" running 60
+}
+
+# check_stopped CLIENT: a client stopped mid-stream lost nothing it got back.
+check_stopped()
+{
+	local c=$1
+
+	expect_eq "$(ep_stat "$c" msg_errors)" 0 "$c msg_errors" || return 1
+	expect_eq "$(ep_stat "$c" msgs_verified)" "$(ep_stat "$c" msgs_received)" \
+		"$c: every echo verified" || return 1
+}
+
+soak_four_connections()
+{
+	local sizes=(1 4095 4096 65536) i n total=0
+
+	setup || return 1
+	start_server msg_size=65536 send_depth=16 recv_depth=16 cq_depth=64 || return 1
+	for i in 0 1 2 3; do
+		n=$((N * 2))
+		[ "${sizes[$i]}" -gt 4096 ] && n=$((N / 2))
+		ep_create c$i role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+			send_depth=16 recv_depth=16 cq_depth=64 msg_size=${sizes[$i]} \
+			iterations=$n || return 1
+	done
+	for i in 0 1 2 3; do
+		ep_enable c$i 1 || return 1
+	done
+	for i in 0 1 2 3; do
+		n=$((N * 2))
+		[ "${sizes[$i]}" -gt 4096 ] && n=$((N / 2))
+		ep_wait_state c$i done 600 || return 1
+		check_clean_run c$i $n || return 1
+		total=$((total + n))
+	done
+	wait_stat 30 srv msgs_sent = $total || return 1
+	expect_eq "$(ep_stat srv msg_errors)" 0 "server msg_errors" || return 1
+	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
+	echo "figure: 4 connections, sizes ${sizes[*]}: $total sent = $(ep_stat srv msgs_sent) echoed = $total verified, 0 lost"
+	ep_remove c0 c1 c2 c3 srv
+}
+
+enable_toggled_under_traffic()
+{
+	local i verified=0
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=8 iterations=0 \
+		duration_ms=0 || return 1
+	for i in $(seq 1 20); do
+		ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+		wait_stat 30 cli msgs_verified -gt 0 || return 1
+		ep_enable cli 0 || return 1
+		check_stopped cli || return 1
+		verified=$((verified + $(ep_stat cli msgs_verified)))
+	done
+	expect_eq "$(ep_attr srv state)" running "server after 20 client runs" || return 1
+	wait_stat 30 srv conns_active = 0 || return 1
+	# rmdir of a running endpoint stops it first.
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir of a running client"; return 1; }
+	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir of a running server"; return 1; }
+	echo "figure: 20 enable toggles under traffic, $verified echoes verified, 0 errors"
+}
+
+link_delete_repeated()
+{
+	local i
+
+	setup || return 1
+	start_server || return 1
+	for i in $(seq 1 10); do
+		ep_remove cli
+		endless_client cli || return 1
+		wait_stat 30 cli msgs_verified -gt 5 || return 1
+		timeout 120 rdma link delete rxe1 || { fail "rdma link delete rxe1 (round $i)"; return 1; }
+		ep_wait_state cli error 60 || return 1
+		expect_match "$(ep_attr cli last_error)" "rxe1" "last_error names the device" ||
+			return 1
+		rdma link add rxe1 type rxe netdev veth1 || { fail "rdma link add rxe1"; return 1; }
+		check_stopped cli || return 1
+	done
+	wait_stat 60 srv conns_active = 0 || return 1
+	ep_remove cli
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	echo "figure: 10 link deletions under traffic survived, service works after"
+	ep_remove cli srv
+}
+
+rxe_unload_under_traffic()
+{
+	setup || return 1
+	start_server || return 1
+	endless_client cli || return 1
+	wait_stat 30 cli msgs_verified -gt 5 || return 1
+	timeout 120 rmmod rdma_rxe || { fail "rmmod rdma_rxe under traffic"; return 1; }
+	ep_wait_state cli error 60 || return 1
+	ep_wait_state srv error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "removed" "client last_error" || return 1
+	check_stopped cli || return 1
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth0 &&
+		rdma link add rxe1 type rxe netdev veth1 || { fail "reloading rxe"; return 1; }
+	ep_enable srv 0 && ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_remove cli
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	ep_remove cli srv
+}
+
+# inject FUNCTION [SPACE]: the next call of FUNCTION (after SPACE calls)
+# returns -ENOMEM.
+inject()
+{
+	echo "$1" >$FAILFN/inject || { fail "fail_function cannot inject $1"; return 1; }
+	echo -12 >"$FAILFN/$1/retval" &&
+		echo 100 >$FAILFN/probability && echo 1 >$FAILFN/times &&
+		echo "${2:-0}" >$FAILFN/space && echo 0 >$FAILFN/interval &&
+		echo 0 >$FAILFN/verbose
+}
+
+uninject()
+{
+	echo >$FAILFN/inject 2>/dev/null
+	echo 0 >$FAILFN/probability 2>/dev/null
+}
+
+fail_function_setup_steps()
+{
+	local fn faults=0
+
+	[ -d $FAILFN ] || { fail "no fail_function in debugfs"; return 1; }
+	setup || return 1
+	start_server || return 1
+	# Client side: each step of building its connection, and resolving.
+	for fn in cqn_cm_resolve cqn_conn_alloc_pd cqn_cq_create cqn_conn_create_qp \
+		  cqn_conn_alloc_rings; do
+		ep_remove cli
+		ep_create cli role=client addr=$SERVER_ADDR iterations=20 || return 1
+		inject $fn || return 1
+		printf 1 >"$CQN_CFS/endpoints/cli/enable" 2>/dev/null
+		ep_wait_state cli error 60 || { uninject; return 1; }
+		uninject
+		expect_match "$(ep_attr cli last_error)" "failed: -ENOMEM" "last_error after $fn" ||
+			return 1
+		ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
+		check_clean_run cli 20 || return 1
+		faults=$((faults + 1))
+	done
+	# Server side: its connection setup fails (the client's went first).
+	ep_remove cli
+	ep_create cli role=client addr=$SERVER_ADDR iterations=20 || return 1
+	inject cqn_conn_alloc_rings 1 || return 1
+	ep_enable cli 1 || { uninject; return 1; }
+	ep_wait_state cli error 60 || { uninject; return 1; }
+	uninject
+	expect_match "$(ep_attr cli last_error)" "rejected" "client of a failing server" || return 1
+	[ "$(ep_stat srv conns_rejected)" -ge 1 ] || { fail "server did not count the rejection"; return 1; }
+	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
+	check_clean_run cli 20 || return 1
+	faults=$((faults + 1))
+	# The listener itself.
+	ep_remove cli srv
+	ep_create srv role=server addr=$SERVER_ADDR || return 1
+	inject cqn_cm_listen_id || return 1
+	expect_write_err "$CQN_CFS/endpoints/srv/enable" 1 "Cannot allocate memory" ||
+		{ uninject; return 1; }
+	uninject
+	expect_eq "$(ep_attr srv state)" error "server state after a failed listen" || return 1
+	expect_match "$(ep_attr srv last_error)" "listen .* failed: -ENOMEM" "server last_error" ||
+		return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	faults=$((faults + 1))
+	echo "figure: $faults injected setup failures, each a clean error, each recovered"
+	ep_remove srv
+}
+
+failslab_during_enable()
+{
+	local space rc tried=0 failed=0
+
+	[ -d $FAILSLAB ] || { fail "no failslab in debugfs"; return 1; }
+	setup || return 1
+	start_server || return 1
+	echo Y >$FAILSLAB/task-filter && echo 100 >$FAILSLAB/probability &&
+		echo 0 >$FAILSLAB/interval && echo 0 >$FAILSLAB/verbose &&
+		echo N >$FAILSLAB/ignore-gfp-wait 2>/dev/null
+	for space in 0 256 1024 4096; do
+		ep_remove cli
+		ep_create cli role=client addr=$SERVER_ADDR iterations=10 || return 1
+		echo 1 >$FAILSLAB/times
+		echo $space >$FAILSLAB/space
+		# Only this subshell fails allocations (task-filter, make-it-fail).
+		( echo 1 >/proc/self/make-it-fail; printf 1 >"$CQN_CFS/endpoints/cli/enable" ) \
+			2>/dev/null
+		rc=$?
+		tried=$((tried + 1))
+		ep_wait_state cli "done|error|idle" 120 || { echo 0 >$FAILSLAB/probability; return 1; }
+		[ $rc -ne 0 ] || [ "$(ep_attr cli state)" = error ] && failed=$((failed + 1))
+		printf 0 >"$CQN_CFS/endpoints/cli/enable"
+	done
+	echo 0 >$FAILSLAB/probability
+	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
+	check_clean_run cli 10 || return 1
+	echo "figure: failslab during enable: $tried attempts, $failed failed cleanly, service works after"
+	ep_remove cli srv
+}
+
+# The hostile values every attribute gets, besides random bytes.
+HOSTILE=(
+	"" " " "\n" "\n\n" " 1" "1 " "1\n\n" "\t1" "1\t" "-1" "-0" "+1" "0x10" "010" "1e3"
+	"1.5" "4294967296" "4294967295" "99999999999999999999" "18446744073709551616"
+	"-2147483649" "abc" "server\0" "1\0" "\0" "\0\0\0" "1\x002" "\xff" "\xc3\xa9"
+	"event " "EVENT" "poll\r" "$(printf 'a%.0s' $(seq 1 100))" "::::" "1.2.3.4.5"
+	"256.1.1.1" "[::1]" "fe80::1%999999" "client\nserver" "1 2"
+)
+
+# in_range ATTR VALUE: the value read back is one the attribute can hold.
+in_range()
+{
+	case $1 in
+	role) [[ $2 =~ ^(server|client)$ ]] ;;
+	cq_mode) [[ $2 =~ ^(event|poll|adaptive|softirq|workqueue)$ ]] ;;
+	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
+	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
+	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
+	verify|enable|solicited_only|adaptive_moderation) [[ $2 =~ ^[01]$ ]] ;;
+	*) [[ $2 =~ ^[0-9]+$ ]] ;;
+	esac
+}
+
+configfs_fuzz()
+{
+	local d=$CQN_CFS/endpoints/fz f a v i err bad=0 writes=0
+
+	setup || return 1
+	mkdir "$d" || { fail "mkdir"; return 1; }
+	for f in "$d"/*; do
+		a=$(basename "$f")
+		[ -w "$f" ] || continue
+		for v in "${HOSTILE[@]}"; do
+			err=$( { printf '%b' "$v" >"$f"; } 2>&1)
+			writes=$((writes + 1))
+			if [ -n "$err" ] && ! [[ $err =~ (Invalid argument|out of range|busy) ]]; then
+				fail "$a: write '$v': unexpected error: $err"
+				bad=$((bad + 1))
+			fi
+		done
+		for i in $(seq 1 $((200 - ${#HOSTILE[@]}))); do
+			head -c $((RANDOM % 24 + 1)) /dev/urandom >"$f" 2>/dev/null
+			writes=$((writes + 1))
+		done
+		v=$(cat "$f")
+		in_range "$a" "$v" || { fail "$a reads back '$v' after fuzzing"; bad=$((bad + 1)); }
+	done
+	[ "$(ep_attr fz enable)" = 0 ] || printf 0 >"$d/enable"
+	rmdir "$d" || { fail "rmdir after fuzzing"; return 1; }
+	[ $bad -eq 0 ] || return 1
+	echo "figure: configfs fuzz: $writes hostile writes, every one refused cleanly or stored in range"
+}
+
+configfs_state_sequences()
+{
+	local i
+
+	setup || return 1
+	start_server || return 1
+	# Enable twice, and writes to non-live attributes while enabled.
+	expect_write_err "$CQN_CFS/endpoints/srv/enable" 1 "busy" || return 1
+	expect_write_err "$CQN_CFS/endpoints/srv/port" 7000 "busy" || return 1
+	expect_write_err "$CQN_CFS/endpoints/srv/role" client "busy" || return 1
+	expect_eq "$(ep_attr srv port)" 7471 "port after a refused write" || return 1
+	# Concurrent writers against an enable/disable loop.
+	ep_create cli role=client addr=$SERVER_ADDR iterations=5 || return 1
+	for i in 1 2 3; do
+		(
+			for _ in $(seq 1 100); do
+				printf 8 >"$CQN_CFS/endpoints/cli/queue_depth"
+				printf 300 >"$CQN_CFS/endpoints/cli/cq_depth"
+				printf adaptive >"$CQN_CFS/endpoints/cli/cq_mode"
+				printf event >"$CQN_CFS/endpoints/cli/cq_mode"
+				printf 16 >"$CQN_CFS/endpoints/cli/cq_count"
+			done 2>/dev/null
+		) &
+	done
+	for i in $(seq 1 15); do
+		printf 1 >"$CQN_CFS/endpoints/cli/enable" 2>/dev/null
+		sleep 0.1
+		printf 0 >"$CQN_CFS/endpoints/cli/enable" 2>/dev/null
+	done
+	wait
+	expect_eq "$(ep_stat cli msg_errors)" 0 "msg_errors under concurrent writers" || return 1
+	in_range cq_mode "$(ep_attr cli cq_mode)" || { fail "cq_mode out of range"; return 1; }
+	ep_enable cli 1 && ep_wait_state cli done 120 || return 1
+	check_clean_run cli 5 || return 1
+	ep_remove cli srv
+}
+
+permissions()
+{
+	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+	command -v setpriv >/dev/null || { fail "setpriv (util-linux) missing"; return 1; }
+	setup || return 1
+	start_server || return 1
+	$as_nobody sh -c "echo 7000 > $CQN_CFS/endpoints/srv/port" 2>/dev/null &&
+		{ fail "nobody wrote a configfs attribute"; return 1; }
+	$as_nobody sh -c "mkdir $CQN_CFS/endpoints/evil" 2>/dev/null &&
+		{ fail "nobody created an endpoint"; return 1; }
+	$as_nobody sh -c "rmdir $CQN_CFS/endpoints/srv" 2>/dev/null &&
+		{ fail "nobody removed an endpoint"; return 1; }
+	$as_nobody cat "$CQN_DFS/srv/stats" >/dev/null 2>&1 &&
+		{ fail "nobody read debugfs stats"; return 1; }
+	$as_nobody cat /sys/kernel/debug/cqnotify/devices >/dev/null 2>&1 &&
+		{ fail "nobody read debugfs devices"; return 1; }
+	$as_nobody sh -c "echo 1 > $CQN_DFS/srv/reset" 2>/dev/null &&
+		{ fail "nobody reset the stats"; return 1; }
+	$as_nobody sh -c "echo 5 > $CQN_DFS/srv/fault_drop_events" 2>/dev/null &&
+		{ fail "nobody injected a fault"; return 1; }
+	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	ep_remove srv
+}
+
+cqn_run_tests
+rc=$?
+uninject
+echo 0 >$FAILSLAB/probability 2>/dev/null
+ep_remove cli c0 c1 c2 c3 fz srv 2>/dev/null
+cqn_unload 2>/dev/null
+exit $rc
