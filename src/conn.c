@@ -128,8 +128,11 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * @conn: the connection
  * @wc: the completion
  *
- * Success goes on; a flush (teardown) is counted quietly; any other status
- * is counted, logged (ratelimited) and closes the connection.
+ * Success goes on; a flush (teardown) is counted quietly, and so is any
+ * error status once the connection is closing (siw completes the work
+ * request in progress at disconnect with "local QP operation error"
+ * rather than a flush); any other status is counted, logged (ratelimited)
+ * and closes the connection.
  *
  * Context: completion processing; does not sleep.
  * Return: true if @wc succeeded.
@@ -138,7 +141,7 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 {
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
-	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+	if (wc->status == IB_WC_WR_FLUSH_ERR || READ_ONCE(conn->dead)) {
 		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
 		return false;
 	}

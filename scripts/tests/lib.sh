@@ -73,7 +73,8 @@ cqn_unload()
 	[ ! -d /sys/module/cqnotify ] || fail "cqnotify still loaded after rmmod"
 }
 
-# cqn_run_tests: run every function named in ALL_TESTS.
+# cqn_run_tests: run every function named in ALL_TESTS (only those also
+# named in CQN_TESTS, when it is set: for running a few by hand).
 cqn_run_tests()
 {
 	local script t mark rc log splats start
@@ -81,6 +82,7 @@ cqn_run_tests()
 	script=$(basename "$0" .sh)
 	log=/tmp/cqn-test.log
 	for t in $ALL_TESTS; do
+		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
 		mark=$(cqn_dmesg_lines)
 		start=$SECONDS
 		( set -o pipefail; "$t" ) >"$log" 2>&1
