@@ -33,24 +33,23 @@ expect_match()
 }
 
 # expect_write FILE VALUE: the write must succeed.
+# (No subshell or process on the way: the debug kernel under TCG takes up to
+# a second to start one, and the suites write thousands of values.)
 expect_write()
 {
-	local err
-
-	err=$( { printf '%s' "$2" >"$1"; } 2>&1) || fail "write '$2' to $1 failed: $err"
+	printf '%s' "$2" 2>/tmp/cqn-write.err >"$1" ||
+		fail "write '$2' to $1 failed: $(</tmp/cqn-write.err)"
 }
 
 # expect_write_err FILE VALUE ERRNO_TEXT: the write must fail with that error
 # (e.g. "Invalid argument", "Device or resource busy").
 expect_write_err()
 {
-	local err
-
-	if err=$( { printf '%s' "$2" >"$1"; } 2>&1); then
+	if printf '%s' "$2" 2>/tmp/cqn-write.err >"$1"; then
 		fail "write '$2' to $1 succeeded, expected '$3'"
 		return 1
 	fi
-	expect_match "$err" "$3" "error of write '$2' to $1"
+	expect_match "$(</tmp/cqn-write.err)" "$3" "error of write '$2' to $1"
 }
 
 cqn_dmesg_lines()
@@ -121,7 +120,10 @@ ep_create()
 # ep_attr NAME ATTR: read an attribute.
 ep_attr()
 {
-	cat "$CQN_CFS/endpoints/$1/$2"
+	local v
+
+	IFS= read -r v <"$CQN_CFS/endpoints/$1/$2" || [ -n "$v" ] || return 1
+	printf '%s\n' "$v"
 }
 
 # ep_enable NAME 0|1
@@ -159,7 +161,12 @@ ep_wait_state()
 # ep_stat NAME KEY: one value of debugfs stats.
 ep_stat()
 {
-	awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' "$CQN_DFS/$1/stats"
+	local k v
+
+	while read -r k v; do
+		[ "$k" = "$2" ] && { printf '%s\n' "$v"; return 0; }
+	done <"$CQN_DFS/$1/stats"
+	return 1
 }
 
 # wait_for SECONDS CMD...: run CMD again every 0.2 s until it succeeds.
