@@ -52,3 +52,4 @@ module_exit(cqn_exit);
 MODULE_DESCRIPTION("cqnotify: RDMA RC send/recv service for studying CQ polling, events and moderation");
 MODULE_AUTHOR("The cqnotify developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(CQN_VERSION);
