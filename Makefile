@@ -4,22 +4,34 @@
 #   make            build cqnotify.ko for the running (or newest installed) kernel
 #   make check      the whole test suite, in QEMU (installs what it needs)
 #   make demo       the demo, in QEMU on Debian's stock kernel
+#   make bench      polling vs event notification against perftest, in QEMU (build/bench/)
 #   make style      checkpatch --strict, kernel-doc, Documentation/ validity
+#   make install    install cqnotify.ko into /lib/modules/<kernel>/updates, run depmod
 #   make clean
 
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(lastword $(sort $(wildcard /lib/modules/*-amd64/build))))
+# The release modules_install installs for (Debian's kernel.release is not it).
+KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 
-.PHONY: module check demo style clean
+.PHONY: module install check demo bench style clean
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# INSTALL_MOD_PATH=DIR stages the install under DIR instead of /.
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
 check:
 	scripts/check
 
 demo:
 	scripts/demo
+
+bench:
+	scripts/bench
 
 style:
 	scripts/style
