@@ -172,8 +172,8 @@ rxe_unload_under_traffic()
 	ep_remove cli srv
 }
 
-# inject FUNCTION [SPACE]: the next call of FUNCTION (after SPACE calls)
-# returns -ENOMEM.
+# inject FUNCTION [SPACE]: a call of FUNCTION returns -ENOMEM, once; with
+# SPACE, the calls pass while SPACE > 1 (fault-inject's "space" budget).
 inject()
 {
 	echo "$1" >$FAILFN/inject || { fail "fail_function cannot inject $1"; return 1; }
@@ -215,7 +215,8 @@ fail_function_setup_steps()
 	# Server side: its connection setup fails (the client's went first).
 	ep_remove cli
 	ep_create cli role=client addr=$SERVER_ADDR iterations=20 || return 1
-	inject cqn_conn_alloc_rings 1 || return 1
+	# space 2: the first call (size 1) passes (space > size), the next fails.
+	inject cqn_conn_alloc_rings 2 || return 1
 	ep_enable cli 1 || { uninject; return 1; }
 	ep_wait_state cli error 60 || { uninject; return 1; }
 	uninject
