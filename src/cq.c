@@ -341,6 +341,14 @@ done:
 	return 0;
 }
 
+/* Apply what is asked for: the adaptive level's profile, or cq_count/cq_period. */
+static int cqn_cq_apply_wanted_moderation(struct cqn_cq *c)
+{
+	struct cqn_moder m = c->moder_adaptive ? cqn_moder_profile(c->moder_level) : c->moder_req;
+
+	return cqn_cq_apply_moderation(c, m.count, m.period_us);
+}
+
 /* Adaptive moderation: every CQN_MODER_SAMPLE_NS, maybe move one level. */
 static void cqn_cq_moder_sample(struct cqn_cq *c, u64 now)
 {
@@ -736,10 +744,7 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 	c->moder_req.count = READ_ONCE(cfg->cq_count);
 	c->moder_req.period_us = READ_ONCE(cfg->cq_period);
 	c->moder_adaptive = READ_ONCE(cfg->adaptive_moderation);
-	if (c->moder_adaptive)
-		ret = cqn_cq_apply_moderation(c, 1, 0);
-	else
-		ret = cqn_cq_apply_moderation(c, c->moder_req.count, c->moder_req.period_us);
+	ret = cqn_cq_apply_wanted_moderation(c);
 	if (ret) {
 		pr_warn_ratelimited("%s: setting moderation failed: %pe\n", c->name, ERR_PTR(ret));
 		cqn_cq_destroy(c);
@@ -854,13 +859,7 @@ int cqn_cq_set_mode(struct cqn_cq *c, u32 mode)
 	c->mode = mode;
 	c->window_us = 0;
 	/* Software moderation exists only in event and adaptive modes. */
-	if (c->moder_adaptive) {
-		struct cqn_moder m = cqn_moder_profile(c->moder_level);
-
-		ret = cqn_cq_apply_moderation(c, m.count, m.period_us);
-	} else {
-		ret = cqn_cq_apply_moderation(c, c->moder_req.count, c->moder_req.period_us);
-	}
+	ret = cqn_cq_apply_wanted_moderation(c);
 	ret = cqn_cq_resume(c) ?: ret;
 	cqn_stat_inc(c->stats, CQN_STAT_cq_mode_switches);
 	trace_cq_mode_switch(c->name, cqn_cq_mode_names[from], cqn_cq_mode_names[c->mode]);
@@ -888,9 +887,7 @@ int cqn_cq_set_moderation(struct cqn_cq *c, u32 cq_count, u32 cq_period, bool ad
 	c->moder_adaptive = adaptive;
 	c->moder_level = 0;
 	c->sample_ns = 0;
-	if (adaptive)
-		m = cqn_moder_profile(0);
-	ret = cqn_cq_apply_moderation(c, m.count, m.period_us);
+	ret = cqn_cq_apply_wanted_moderation(c);
 	if (!c->core)
 		cqn_cq_resume(c);
 	return ret;
