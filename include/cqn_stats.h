@@ -23,10 +23,12 @@
  * @CQN_STAT_err_corrupt: see Documentation/admin-guide.rst
  * @CQN_STAT_err_lost: see Documentation/admin-guide.rst
  * @CQN_STAT_err_stale: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_malformed: see Documentation/admin-guide.rst
  * @CQN_STAT_bytes_sent: see Documentation/admin-guide.rst
  * @CQN_STAT_bytes_received: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_flushed: see Documentation/admin-guide.rst
+ * @CQN_STAT_peer_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
  * @CQN_STAT_send_ring_full: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_events: see Documentation/admin-guide.rst
@@ -63,10 +65,12 @@ enum cqn_stat {
 	CQN_STAT_err_corrupt,
 	CQN_STAT_err_lost,
 	CQN_STAT_err_stale,
+	CQN_STAT_msgs_malformed,
 	CQN_STAT_bytes_sent,
 	CQN_STAT_bytes_received,
 	CQN_STAT_wc_errors,
 	CQN_STAT_wc_flushed,
+	CQN_STAT_peer_errors,
 	CQN_STAT_recv_ring_empty,
 	CQN_STAT_send_ring_full,
 	CQN_STAT_cq_events,
