@@ -3,9 +3,9 @@
 # Reliability and security on the debug kernel: a soak over four
 # connections, devices and providers removed under traffic, enable toggled
 # under traffic, injected failures in every setup step and in slab
-# allocations, hostile configfs input, and permissions. Each test is
-# followed by the kernel gate of cqn_run_tests (splats) and the VM's
-# kmemleak scan at the end.
+# allocations, hostile configfs input, a hostile peer on the wire, and
+# permissions. Each test is followed by the kernel gate of cqn_run_tests
+# (splats) and the VM's kmemleak scan at the end.
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="
@@ -17,6 +17,7 @@ ALL_TESTS="
 	failslab_during_enable
 	configfs_fuzz
 	configfs_state_sequences
+	hostile_peer
 	permissions
 "
 FAILFN=/sys/kernel/debug/fail_function
@@ -26,9 +27,21 @@ FAILSLAB=/sys/kernel/debug/failslab
 # round would not fit make check's time budget.
 LINK_ROUNDS=10
 TOGGLES=20
+# hostile_peer: oversized messages per size (one connection each), empty
+# and lying messages per run, connections per flood and flood rounds.
+HP_OVERSIZE=10
+HP_MSGS=200
+HP_FLOOD=24
+HP_ROUNDS=3
+HP_MAX_CONNS=4
+HOSTILE_BIN=$CQN_TOP/build/tools/cqn_hostile
 if [ "$CQN_KERNEL" = debug ]; then
 	LINK_ROUNDS=3
 	TOGGLES=6
+	HP_OVERSIZE=3
+	HP_MSGS=50
+	HP_FLOOD=12
+	HP_ROUNDS=2
 else
 	# Debian's kernel has no fault injection (CONFIG_FAULT_INJECTION unset).
 	ALL_TESTS=${ALL_TESTS/fail_function_setup_steps/}
@@ -39,7 +52,7 @@ setup()
 {
 	rxe_reload || { fail "rxe0/rxe1 missing and cannot be re-added"; return 1; }
 	cqn_load || return 1
-	ep_remove srv cli c0 c1 c2 c3
+	ep_remove srv cli good c0 c1 c2 c3
 }
 
 # endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
@@ -380,6 +393,103 @@ configfs_state_sequences()
 	ep_remove cli srv
 }
 
+# hostile_run ARGS...: one run of tools/cqn_hostile against the server; its
+# result line is left in REPLY. The well-behaved client "good" must have
+# verified more echoes by the end, and still be running.
+hostile_run()
+{
+	local v out rc
+
+	v=$(ep_stat good msgs_verified)
+	out=$("$HOSTILE_BIN" -a $SERVER_ADDR -t 60000 "$@" 2>/tmp/cqn-hostile.err)
+	rc=$?
+	echo "$out"
+	sed 's/^/  /' /tmp/cqn-hostile.err
+	REPLY=$out
+	[ $rc -eq 0 ] ||
+		{ fail "cqn_hostile $* exited $rc: $out $(head -n 3 /tmp/cqn-hostile.err)"; return 1; }
+	wait_stat 30 good msgs_verified -gt "$v" || return 1
+	expect_eq "$(ep_attr good state)" running "good client after cqn_hostile $*"
+}
+
+# hp_field KEY: a value of the last cqn_hostile result line.
+hp_field()
+{
+	[[ " $REPLY " =~ \ $1=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# log_lines MARK REGEX: kernel log lines since line MARK that match.
+log_lines()
+{
+	dmesg | tail -n +"$(($1 + 1))" | grep -cE -- "$2"
+}
+
+hostile_peer()
+{
+	local size r n mark start secs limit kind logged=0
+	local oversize=0 malformed=0 accepted=0 rejected=0 verified
+
+	[ -x "$HOSTILE_BIN" ] || { fail "$HOSTILE_BIN missing: run make tools"; return 1; }
+	setup || return 1
+	start_server max_conns=$HP_MAX_CONNS || return 1
+	endless_client good verify=1 || return 1
+	wait_stat 30 good msgs_verified -gt 5 || return 1
+	mark=$(cqn_dmesg_lines)
+	start=$SECONDS
+	# Larger than the server's msg_size (4096): each connection dropped.
+	for size in 4097 65536; do
+		hostile_run -m oversize -n $HP_OVERSIZE -s $size || return 1
+		oversize=$((oversize + $(hp_field dropped)))
+	done
+	wait_stat 30 srv peer_errors = $oversize || return 1
+	# Empty, and headers claiming more than they carry: echoed verbatim.
+	hostile_run -m empty -n $HP_MSGS || return 1
+	malformed=$((malformed + $(hp_field verbatim)))
+	for size in 64 4096; do
+		hostile_run -m lying -n $((HP_MSGS / 2)) -s $size || return 1
+		malformed=$((malformed + $(hp_field verbatim)))
+	done
+	wait_stat 30 srv msgs_malformed = $malformed || return 1
+	# Past max_conns: the good client holds one, so max_conns - 1 get in.
+	for r in $(seq 1 $HP_ROUNDS); do
+		wait_stat 30 srv conns_active = 1 || return 1
+		hostile_run -m flood -c $HP_FLOOD -H 500 || return 1
+		expect_eq "$(hp_field accepted)" $((HP_MAX_CONNS - 1)) "flood round $r accepted" ||
+			return 1
+		accepted=$((accepted + $(hp_field accepted)))
+		rejected=$((rejected + $(hp_field rejected)))
+	done
+	wait_stat 30 srv conns_active = 1 || return 1
+	expect_eq "$(ep_stat srv conns_rejected)" $rejected "server conns_rejected" || return 1
+	# The only completion errors were the oversized messages.
+	expect_eq "$(ep_stat srv wc_errors)" $oversize "server wc_errors" || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+
+	# Every kind of complaint is ratelimited: at most a burst of 10 per 5 s.
+	secs=$((SECONDS - start))
+	limit=$((10 * (secs / 5 + 2)))
+	for kind in "peer's message refused" "empty message, echoed" "header claims" \
+		    "rejected connection from"; do
+		n=$(log_lines "$mark" "cqnotify: srv: .*$kind")
+		[ "$n" -le $limit ] ||
+			{ fail "$n log lines '$kind' in $secs s: not ratelimited (limit $limit)"; return 1; }
+		logged=$((logged + n))
+	done
+	n=$(log_lines "$mark" "completion failed")
+	expect_eq "$n" 0 "generic completion-error log lines" || return 1
+
+	ep_enable good 0 || return 1
+	check_stopped good || return 1
+	expect_eq "$(ep_stat good wc_errors)" 0 "good client wc_errors" || return 1
+	verified=$(ep_stat good msgs_verified)
+	# A new client is served as before.
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	echo "figure: hostile peer: $oversize oversized messages (4097 and 65536 B) each dropped its connection (peer_errors $oversize), $malformed empty or lying messages echoed verbatim (msgs_malformed $malformed), $HP_ROUNDS floods of $HP_FLOOD connections: $accepted accepted, $rejected rejected"
+	echo "figure: good client meanwhile: $verified echoes verified, 0 errors; server log: $logged lines for $((oversize + malformed + rejected)) hostile messages and connections in $secs s (ratelimit: at most $limit per kind)"
+	ep_remove cli good srv
+}
+
 permissions()
 {
 	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
@@ -410,6 +520,6 @@ cqn_run_tests
 rc=$?
 uninject
 echo 0 >$FAILSLAB/probability 2>/dev/null
-ep_remove cli c0 c1 c2 c3 fz srv 2>/dev/null
+ep_remove cli good c0 c1 c2 c3 fz srv 2>/dev/null
 cqn_unload 2>/dev/null
 exit $rc
