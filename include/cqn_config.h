@@ -26,6 +26,8 @@
 #define CQN_EVENTS_PER_MS_MAX	1000000
 /* Default poll_window_max_us of adaptive mode. */
 #define CQN_POLL_WINDOW_DEFAULT_US	50
+/* Largest poll_window_max_us. */
+#define CQN_POLL_WINDOW_MAX_US		100000
 
 /**
  * enum cqn_role - what an endpoint does
@@ -126,5 +128,6 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len);
 u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
 bool cqn_cq_mode_is_core(u32 mode);
 int cqn_cq_mode_switch_check(u32 from, u32 to);
+void cqn_config_copy_live(struct cqn_config *dst, const struct cqn_config *src);
 
 #endif /* _CQN_CONFIG_H */

@@ -12,14 +12,14 @@
 #include <linux/time64.h>
 #include <linux/types.h>
 
+#include "cqn_config.h"
+
 /* Completions software moderation can hold back at once (its staging ring). */
 #define CQN_SW_MODER_MAX_COUNT		256
 /* cq_period used by software moderation when cq_count is set and cq_period is 0. */
 #define CQN_SW_MODER_DEFAULT_PERIOD_US	100
 /* First non-zero adaptive polling window, microseconds. */
 #define CQN_ADAPTIVE_STEP_US		4
-/* Largest poll_window_max_us. */
-#define CQN_POLL_WINDOW_MAX_US		100000
 /* How often adaptive moderation re-decides, nanoseconds. */
 #define CQN_MODER_SAMPLE_NS		(10 * NSEC_PER_MSEC)
 

@@ -7,7 +7,10 @@
  * place that knows how completions are learned and hands each one to the
  * connection through wr_cqe->done.
  *
- * Lock order (take the outer lock first, never the reverse):
+ * Lock order (take the outer lock first, never the reverse). The configfs
+ * front end's locks (src/configfs.c) come before all of these:
+ * cqn_service_sem (rwsem) -> cqn_ep_dirs_lock -> dir->lock, then the
+ * service's operations take what they need below.
  *
  *   cqn_endpoints_lock (mutex, src/endpoint.c)	the list of endpoints
  *     ep->lock (mutex)				configuration, enable/disable
@@ -28,7 +31,6 @@
 #ifndef _CQNOTIFY_H
 #define _CQNOTIFY_H
 
-#include <linux/configfs.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -38,12 +40,11 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "cqn_compat.h"
 #include "cqn_config.h"
 #include "cqn_moder.h"
+#include "cqn_service.h"
 #include "cqn_stats.h"
-
-/* Longest last_error text. */
-#define CQN_ERR_LEN	128
 
 /**
  * struct cqn_device - an RDMA device as seen by the cqnotify ib_client
@@ -53,22 +54,6 @@
 struct cqn_device {
 	struct list_head node;
 	struct ib_device *ibdev;
-};
-
-/**
- * enum cqn_ep_state - the life of an endpoint, as shown in "state"
- * @CQN_EP_IDLE: not enabled
- * @CQN_EP_CONNECTING: client: resolving and connecting
- * @CQN_EP_RUNNING: server: listening; client: running its workload
- * @CQN_EP_DONE: client: workload finished, connection closed
- * @CQN_EP_ERROR: stopped by an error; last_error says which
- */
-enum cqn_ep_state {
-	CQN_EP_IDLE,
-	CQN_EP_CONNECTING,
-	CQN_EP_RUNNING,
-	CQN_EP_DONE,
-	CQN_EP_ERROR,
 };
 
 /**
@@ -312,14 +297,15 @@ struct cqn_conn {
 };
 
 /**
- * struct cqn_endpoint - a configfs directory under endpoints/
- * @group: the configfs group
+ * struct cqn_endpoint - the service side of an endpoint directory
+ * @name: the directory's name
  * @node: on cqn_endpoints, protected by cqn_endpoints_lock
  * @lock: protects @cfg, @enabled, @cm_id and @cq_depth_actual
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
- * @cfg: the configuration
- * @enabled: the "enable" attribute
+ * @cfg: the configuration it runs (a copy taken at enable; live changes
+ *	are copied in by cqn_config_copy_live())
+ * @enabled: running (the "enable" attribute)
  * @cm_id: server: the listening rdma_cm id; client: its connection's id
  * @cq_depth_actual: CQ entries the provider gave the newest connection
  * @state_lock: protects the fields below
@@ -339,7 +325,7 @@ struct cqn_conn {
  * @dbg_conns: debugfs directory for per-connection directories
  */
 struct cqn_endpoint {
-	struct config_group group;
+	const char *name;
 	struct list_head node;
 
 	/* protects cfg, enabled, cm_id; never taken in rdma_cm handlers */
@@ -371,7 +357,6 @@ struct cqn_endpoint {
 };
 
 extern struct workqueue_struct *cqn_wq;
-extern const char *const cqn_ep_state_names[];
 
 /* src/device.c */
 int cqn_device_init(void);
@@ -379,9 +364,9 @@ void cqn_device_exit(void);
 void cqn_devices_show(struct seq_file *m);
 unsigned int cqn_device_count(void);
 
-/* src/configfs.c */
-int cqn_configfs_init(void);
-void cqn_configfs_exit(void);
+/* src/service.c */
+int cqn_service_register(void);
+void cqn_service_unregister(void);
 
 /* src/debugfs.c */
 int cqn_debugfs_init(void);
@@ -399,7 +384,7 @@ void cqn_ep_register(struct cqn_endpoint *ep);
 void cqn_ep_unregister(struct cqn_endpoint *ep);
 void cqn_ep_destroy(struct cqn_endpoint *ep);
 void cqn_ep_queue_reap(struct cqn_endpoint *ep);
-int cqn_ep_enable(struct cqn_endpoint *ep);
+int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg);
 void cqn_ep_disable(struct cqn_endpoint *ep);
 void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state);

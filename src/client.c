@@ -123,7 +123,7 @@ static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v
 	cqn_stat_inc(&conn->stats, CQN_STAT_msg_errors);
 	cqn_stat_inc(&conn->stats, kind[v]);
 	pr_err_ratelimited("%s: echo expected seq %llu: %s (seq %llu)\n",
-			   config_item_name(&conn->ep->group.cg_item), expected,
+			   conn->ep->name, expected,
 			   cqn_msg_verdict_name(v), seq);
 }
 

@@ -147,7 +147,7 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	pr_err_ratelimited("%s: connection %u (%s): %s completion failed: %s (vendor 0x%x)\n",
-			   config_item_name(&conn->ep->group.cg_item), conn->id, conn->peer,
+			   conn->ep->name, conn->id, conn->peer,
 			   wc->opcode & IB_WC_RECV ? "receive" : "send",
 			   ib_wc_status_msg(wc->status), wc->vendor_err);
 	cqn_conn_close(conn, "wc status: %s", ib_wc_status_msg(wc->status));
@@ -336,7 +336,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
 	spin_unlock_irq(&ep->state_lock);
-	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
+	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
 	conn->cq_depth = READ_ONCE(cfg->cq_depth);
 	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg,
 			    conn->id % max(cm_id->device->num_comp_vectors, 1),
@@ -469,7 +469,7 @@ int cqn_conn_publish(struct cqn_conn *conn)
 	spin_unlock_irq(&ep->state_lock);
 	if (!ret && cqn_conn_retune(conn))
 		pr_warn_ratelimited("%s: connection %u keeps its CQ settings: a live change did not apply\n",
-				    config_item_name(&ep->group.cg_item), conn->id);
+				    ep->name, conn->id);
 	mutex_unlock(&ep->tune_lock);
 	return ret;
 }

@@ -712,10 +712,9 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 	cqn_cq_set_tuning(c, cfg);
 	spin_lock_init(&c->lock);
 	INIT_WORK(&c->work, cqn_cq_work);
-	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	c->timer.function = cqn_cq_timer_fn;
-	hrtimer_init(&c->fb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	c->fb_timer.function = cqn_cq_fb_timer_fn;
+	cqn_hrtimer_setup(&c->timer, cqn_cq_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cqn_hrtimer_setup(&c->fb_timer, cqn_cq_fb_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_SOFT);
 	INIT_DELAYED_WORK(&c->watchdog, cqn_cq_watchdog_fn);
 	atomic_set(&c->drop_events, 0);
 

@@ -173,7 +173,7 @@ DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
  */
 void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 {
-	ep->dbg_dir = debugfs_create_dir(config_item_name(&ep->group.cg_item),
+	ep->dbg_dir = debugfs_create_dir(ep->name,
 					 cqn_debugfs_root);
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);

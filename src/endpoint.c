@@ -31,19 +31,6 @@ MODULE_PARM_DESC(unbound_wq,
 static DEFINE_MUTEX(cqn_endpoints_lock);
 static LIST_HEAD(cqn_endpoints);
 
-const char *const cqn_ep_state_names[] = {
-	[CQN_EP_IDLE] = "idle",
-	[CQN_EP_CONNECTING] = "connecting",
-	[CQN_EP_RUNNING] = "running",
-	[CQN_EP_DONE] = "done",
-	[CQN_EP_ERROR] = "error",
-};
-
-static const char *cqn_ep_name(struct cqn_endpoint *ep)
-{
-	return config_item_name(&ep->group.cg_item);
-}
-
 /**
  * cqn_ep_fail() - put an endpoint in the error state with a reason
  * @ep: the endpoint
@@ -75,7 +62,7 @@ void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...)
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 	if (first)
-		pr_err_ratelimited("%s: %s\n", cqn_ep_name(ep), why);
+		pr_err_ratelimited("%s: %s\n", ep->name, why);
 }
 
 /**
@@ -336,6 +323,7 @@ void cqn_ep_queue_reap(struct cqn_endpoint *ep)
 /**
  * cqn_ep_enable() - start an endpoint: listen (server) or connect (client)
  * @ep: the endpoint, ep->lock held
+ * @cfg: the configuration to run (copied)
  *
  * Statistics start again from zero with each run.
  *
@@ -344,7 +332,7 @@ void cqn_ep_queue_reap(struct cqn_endpoint *ep)
  * configuration that breaks a rule (last_error says which); or the -errno
  * of the rdma_cm (the endpoint is then in the error state).
  */
-int cqn_ep_enable(struct cqn_endpoint *ep)
+int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 {
 	char why[CQN_ERR_LEN];
 	int ret;
@@ -352,9 +340,11 @@ int cqn_ep_enable(struct cqn_endpoint *ep)
 	lockdep_assert_held(&ep->lock);
 	if (ep->enabled)
 		return -EBUSY;
+	/* Nothing of a previous run is left to read the old configuration. */
+	ep->cfg = *cfg;
 	ret = cqn_config_check(&ep->cfg, why, sizeof(why));
 	if (ret) {
-		pr_err_ratelimited("%s: cannot enable: %s\n", cqn_ep_name(ep), why);
+		pr_err_ratelimited("%s: cannot enable: %s\n", ep->name, why);
 		spin_lock_irq(&ep->state_lock);
 		strscpy(ep->last_error, why, sizeof(ep->last_error));
 		spin_unlock_irq(&ep->state_lock);
@@ -434,9 +424,7 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev)
 
 /**
  * cqn_ep_create() - a new, idle endpoint with the default configuration
- * @name: the configfs directory name
- *
- * The caller initialises ep->group with @name before the endpoint is used.
+ * @name: the configfs directory name (copied)
  *
  * Context: process context.
  * Return: the endpoint or ERR_PTR(-ENOMEM).
@@ -448,7 +436,9 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
-	if (cqn_stats_create(&ep->stats)) {
+	ep->name = kstrdup(name, GFP_KERNEL);
+	if (!ep->name || cqn_stats_create(&ep->stats)) {
+		kfree(ep->name);
 		kfree(ep);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -465,7 +455,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 
 /**
  * cqn_ep_register() - make a new endpoint visible (debugfs, device removal)
- * @ep: the endpoint, its configfs group initialised
+ * @ep: the endpoint
  *
  * Context: process context.
  */
@@ -478,7 +468,8 @@ void cqn_ep_register(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_ep_unregister() - stop an endpoint that is being removed (rmdir)
+ * cqn_ep_unregister() - stop an endpoint that is being removed (rmdir,
+ * or the service unloading)
  * @ep: the endpoint
  *
  * Context: process context.
@@ -497,7 +488,7 @@ void cqn_ep_unregister(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_ep_destroy() - free an endpoint (configfs release)
+ * cqn_ep_destroy() - free an endpoint
  * @ep: the endpoint, unregistered
  *
  * Context: process context.
@@ -507,6 +498,7 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
 	cancel_work_sync(&ep->reap_work);
 	cqn_stats_destroy(&ep->stats);
 	mutex_destroy(&ep->lock);
+	kfree(ep->name);
 	kfree(ep);
 }
 
