@@ -248,6 +248,8 @@ struct cqn_endpoint;
  * @posted_recv: receives currently posted
  * @next_seq: client: sequence number of the next message to send
  * @expected_seq: client: sequence number the next echo must carry
+ * @resend_below: client: messages with a lower sequence number were sent
+ *	on an earlier connection of the run (a resumed run sends them again)
  * @outstanding: client: messages sent whose echo has not arrived
  * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
@@ -284,6 +286,7 @@ struct cqn_conn {
 	u32 posted_recv;
 	u64 next_seq;
 	u64 expected_seq;
+	u64 resend_below;
 	u32 outstanding;
 	u64 *send_ns;
 	bool established;
@@ -319,7 +322,15 @@ struct cqn_conn {
  * @run_start_ns: when the current run started
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
+ * @reconnect_attempt: client: reconnect attempts since the last connection
+ *	was established
+ * @reconnect_pending: client: @reconnect_work is to connect again
+ * @resume_seq: client: first message of the run not yet echoed when the
+ *	last connection was destroyed; the next connection starts there
+ * @resume_high: client: highest sequence number sent so far, plus one
+ *	(messages below it that are sent again count as msgs_resent)
  * @reap_work: destroys the connections on @dead
+ * @reconnect_work: client with reconnect=1: connects again after a loss
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg_dir: debugfs directory
  * @dbg_conns: debugfs directory for per-connection directories
@@ -350,7 +361,13 @@ struct cqn_endpoint {
 	u64 run_end_ns;
 	struct cqn_stats_sum retired;
 
+	u32 reconnect_attempt;
+	bool reconnect_pending;
+	u64 resume_seq;
+	u64 resume_high;
+
 	struct work_struct reap_work;
+	struct delayed_work reconnect_work;
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	struct dentry *dbg_conns;
@@ -395,6 +412,8 @@ u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
+int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
+void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
 
 /* src/conn.c */
@@ -407,6 +426,7 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);
+int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 
 /* src/cq.c */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,

@@ -49,6 +49,8 @@ static int cqn_client_pump(struct cqn_conn *conn)
 
 		seq = conn->next_seq;
 		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+		if (seq < conn->resend_below)
+			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_resent);
 		cqn_msg_stamp(sb->data, conn->msg_size, seq, now, cfg->verify);
 		sb->len = conn->msg_size;
 		conn->send_ns[seq % conn->nsend] = now;
@@ -92,14 +94,27 @@ static void cqn_client_finish(struct cqn_conn *conn)
  * cqn_client_start() - the connection is established: start sending
  * @conn: the connection
  *
+ * A run resumed after a reconnect starts from the first message whose echo
+ * the lost connection did not verify.
+ *
  * Context: rdma_cm event handler.
  */
 void cqn_client_start(struct cqn_conn *conn)
 {
+	struct cqn_endpoint *ep = conn->ep;
+	u64 resume, high;
 	bool finished;
 	int ret;
 
+	spin_lock_irq(&ep->state_lock);
+	resume = ep->resume_seq;
+	high = ep->resume_high;
+	spin_unlock_irq(&ep->state_lock);
+
 	spin_lock_bh(&conn->lock);
+	conn->next_seq = resume;
+	conn->expected_seq = resume;
+	conn->resend_below = high;
 	ret = cqn_client_pump(conn);
 	finished = !ret && cqn_client_over(conn, ktime_get_ns());
 	spin_unlock_bh(&conn->lock);
@@ -178,7 +193,8 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)
 		ret = cqn_client_pump(conn);
-	finished = !ret && cqn_client_over(conn, now);
+	/* A clock read after the pump's: it cannot see more to send than it did. */
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
 	spin_unlock_bh(&conn->lock);
 
 	if (ret)

@@ -164,16 +164,16 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);
 		if (ret)
-			cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ret));
+			cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ret));
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		cqn_cm_client_resolved(ep, id);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		cqn_ep_fail(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_ep_client_lost(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove() stops the endpoint and frees the id. */

@@ -187,6 +187,24 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 EXPORT_SYMBOL_GPL(cqn_config_check);
 
 /**
+ * cqn_reconnect_delay_ms() - backoff before a reconnect attempt
+ * @attempt: 1 for the first attempt after a loss, 2 for the next ...
+ *
+ * Context: any.
+ * Return: CQN_RECONNECT_BASE_MS doubled for each attempt after the first,
+ * at most CQN_RECONNECT_MAX_MS.
+ */
+u32 cqn_reconnect_delay_ms(u32 attempt)
+{
+	u32 shift = attempt ? attempt - 1 : 0;
+
+	if (shift >= 16)
+		return CQN_RECONNECT_MAX_MS;
+	return min_t(u32, CQN_RECONNECT_BASE_MS << shift, CQN_RECONNECT_MAX_MS);
+}
+EXPORT_SYMBOL_GPL(cqn_reconnect_delay_ms);
+
+/**
  * cqn_config_copy_live() - take the live-tunable attributes of @src
  * @dst: the configuration a running endpoint reads (its handlers may read
  *	it meanwhile: each field is written once)

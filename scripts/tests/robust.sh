@@ -13,6 +13,8 @@ ALL_TESTS="
 	enable_toggled_under_traffic
 	link_delete_repeated
 	rxe_unload_under_traffic
+	qp_error_reconnect
+	reconnect_gives_up
 	fail_function_setup_steps
 	failslab_during_enable
 	configfs_fuzz
@@ -174,6 +176,87 @@ rxe_unload_under_traffic()
 
 # inject FUNCTION [SPACE]: a call of FUNCTION returns -ENOMEM, once; with
 # SPACE, the calls pass while SPACE > 1 (fault-inject's "space" budget).
+# wr_balanced NAME: every work request the endpoint posted has completed
+# exactly once (successfully, flushed or in error).
+wr_balanced()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) && done=$(ep_stat "$1" wr_completed) || return 1
+	[ "$posted" -gt 0 ] || { fail "$1: no work request posted"; return 1; }
+	expect_eq "$done" "$posted" "$1: work requests completed vs posted"
+}
+
+# QP errors forced through debugfs on both sides of an endless verified
+# stream: every outstanding work request completes once (flush), the client
+# reconnects with backoff and resumes from the first message not echoed.
+# Verification checks every sequence number across the reconnects: a
+# message lost or echoed twice at a resume point would be a msg_error.
+qp_error_reconnect()
+{
+	local i hits=0 before
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	for i in 1 2 3; do
+		before=$(ep_stat cli msgs_verified)
+		wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+		# Twice the client's QP, once the server's.
+		if [ $i = 2 ]; then
+			expect_write "$CQN_DFS/srv/fault_qp_error" 1 || return 1
+		else
+			expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+		fi
+		hits=$((hits + 1))
+		wait_stat 60 cli reconnects -ge $i || return 1
+		ep_wait_state cli running 60 || return 1
+	done
+	before=$(ep_stat cli msgs_verified)
+	wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
+	expect_eq "$(ep_stat cli msgs_verified)" "$(ep_stat cli msgs_received)" \
+		"every echo received verified" || return 1
+	expect_eq "$(ep_stat cli reconnects)" $hits "one reconnect per fault" || return 1
+	[ "$(ep_stat cli wc_flushed)" -gt 0 ] || { fail "no flushed work request counted"; return 1; }
+	wr_balanced cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wr_balanced srv || return 1
+	echo "figure: $hits QP errors forced, $(ep_stat cli reconnects) reconnects," \
+		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
+		"$(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified) verified" \
+		"in sequence, 0 lost or duplicated"
+	ep_remove cli srv
+}
+
+# Without a server, reconnect=1 tries CQN_RECONNECT_ATTEMPTS (8) times with
+# backoff, then fails with the reason; reconnect=0 fails at the first loss.
+reconnect_gives_up()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 \
+		reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	ep_enable srv 0 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "gave up after 8 reconnect attempts" "reason" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 8 "reconnect attempts" || return 1
+	wr_balanced cli || return 1
+	ep_enable cli 0 && expect_write "$CQN_CFS/endpoints/cli/reconnect" 0 || return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "flushed|QP in error" "reason without reconnect" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 0 "no reconnect with reconnect=0" || return 1
+	echo "figure: 8 reconnect attempts with backoff, then a clean error"
+	ep_remove cli srv
+}
+
 inject()
 {
 	echo "$1" >$FAILFN/inject || { fail "fail_function cannot inject $1"; return 1; }
@@ -184,7 +267,85 @@ inject()
 		echo 0 >$FAILFN/verbose
 }
 
-uninject()
+un# wr_balanced NAME: every work request the endpoint posted has completed
+# exactly once (successfully, flushed or in error).
+wr_balanced()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) && done=$(ep_stat "$1" wr_completed) || return 1
+	[ "$posted" -gt 0 ] || { fail "$1: no work request posted"; return 1; }
+	expect_eq "$done" "$posted" "$1: work requests completed vs posted"
+}
+
+# QP errors forced through debugfs on both sides of a verified stream: every
+# outstanding work request completes once (flush), the client reconnects
+# with backoff and resumes from the first message not echoed; in the end
+# every message is verified exactly once.
+qp_error_reconnect()
+{
+	local n=2000 i hits=0 before
+
+	setup || return 1
+	start_server || return 1
+	[ "$CQN_KERNEL" = debug ] && n=600
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=$n reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	for i in 1 2 3; do
+		before=$(ep_stat cli msgs_verified)
+		wait_stat 120 cli msgs_verified -gt $((before + n / 8)) || return 1
+		# Twice the client's QP, once the server's.
+		if [ $i = 2 ]; then
+			expect_write "$CQN_DFS/srv/fault_qp_error" 1 || return 1
+		else
+			expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+		fi
+		hits=$((hits + 1))
+		wait_stat 60 cli reconnects -ge $i || return 1
+		ep_wait_state cli "running|done" 60 || return 1
+	done
+	ep_wait_state cli done 300 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
+	expect_eq "$(ep_stat cli msgs_verified)" $n "every message verified once" || return 1
+	expect_eq "$(ep_stat cli msgs_received)" $n "every echo received once" || return 1
+	expect_eq "$(ep_stat cli reconnects)" $hits "one reconnect per fault" || return 1
+	[ "$(ep_stat cli wc_flushed)" -gt 0 ] || { fail "no flushed work request counted"; return 1; }
+	wr_balanced cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wr_balanced srv || return 1
+	echo "figure: $hits QP errors forced, $(ep_stat cli reconnects) reconnects," \
+		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
+		"$(ep_stat cli msgs_resent) messages resent, $n/$n verified once"
+	ep_remove cli srv
+}
+
+# Without a server, reconnect=1 tries CQN_RECONNECT_ATTEMPTS (8) times with
+# backoff, then fails with the reason; reconnect=0 fails at the first loss.
+reconnect_gives_up()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 \
+		reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	ep_enable srv 0 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "gave up after 8 reconnect attempts" "reason" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 8 "reconnect attempts" || return 1
+	wr_balanced cli || return 1
+	ep_enable cli 0 && expect_write "$CQN_CFS/endpoints/cli/reconnect" 0 || return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "flushed|QP in error" "reason without reconnect" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 0 "no reconnect with reconnect=0" || return 1
+	echo "figure: 8 reconnect attempts with backoff, then a clean error"
+	ep_remove cli srv
+}
+
+inject()
 {
 	echo >$FAILFN/inject 2>/dev/null
 	echo 0 >$FAILFN/probability 2>/dev/null
@@ -290,7 +451,7 @@ in_range()
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
-	verify|enable|solicited_only|adaptive_moderation) [[ $2 =~ ^[01]$ ]] ;;
+	verify|enable|solicited_only|adaptive_moderation|reconnect) [[ $2 =~ ^[01]$ ]] ;;
 	*) [[ $2 =~ ^[0-9]+$ ]] ;;
 	esac
 }
