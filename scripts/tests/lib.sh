@@ -82,6 +82,14 @@ cqn_unload()
 	done
 }
 
+# reliability KEY=N...: a test's contribution to make check's reliability
+# summary. Keys: faults (injected and survived), bad_inputs (tried),
+# verified (messages verified), lost (messages lost: must be 0).
+reliability()
+{
+	echo "reliability: $*"
+}
+
 # cqn_run_tests: run every function named in ALL_TESTS (only those also
 # named in CQN_TESTS, when it is set: for running a few by hand).
 cqn_run_tests()
@@ -98,6 +106,7 @@ cqn_run_tests()
 		rc=$?
 		echo "# $script: $t took $((SECONDS - start)) s"
 		grep '^figure: ' "$log" | sed 's/^figure: /#   /'
+		grep '^reliability: ' "$log" | sed "s/^reliability: /# reliability: $script $t /"
 		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
 		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
 			echo "ok - $script: $t"

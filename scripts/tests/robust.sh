@@ -92,12 +92,13 @@ soak_four_connections()
 	expect_eq "$(ep_stat srv msg_errors)" 0 "server msg_errors" || return 1
 	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
 	echo "figure: 4 connections, sizes ${sizes[*]}: $total sent = $(ep_stat srv msgs_sent) echoed = $total verified, 0 lost"
+	reliability verified=$total lost=$((total - $(ep_stat srv msgs_sent)))
 	ep_remove c0 c1 c2 c3 srv
 }
 
 enable_toggled_under_traffic()
 {
-	local i verified=0
+	local i verified=0 received=0
 
 	setup || return 1
 	start_server || return 1
@@ -109,6 +110,7 @@ enable_toggled_under_traffic()
 		ep_enable cli 0 || return 1
 		check_stopped cli || return 1
 		verified=$((verified + $(ep_stat cli msgs_verified)))
+		received=$((received + $(ep_stat cli msgs_received)))
 	done
 	expect_eq "$(ep_attr srv state)" running "server after 20 client runs" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
@@ -117,6 +119,7 @@ enable_toggled_under_traffic()
 	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir of a running client"; return 1; }
 	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir of a running server"; return 1; }
 	echo "figure: $TOGGLES enable toggles under traffic, $verified echoes verified, 0 errors"
+	reliability faults=$TOGGLES verified=$verified lost=$((received - verified))
 }
 
 link_delete_repeated()
@@ -141,6 +144,7 @@ link_delete_repeated()
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
 	echo "figure: $LINK_ROUNDS link deletions under traffic survived, service works after"
+	reliability faults=$LINK_ROUNDS verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -171,6 +175,8 @@ rxe_unload_under_traffic()
 	ep_remove cli
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
+	echo "figure: rdma_rxe unloaded under traffic, both ends in error with reasons, service works after"
+	reliability faults=1 verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -229,6 +235,8 @@ qp_error_reconnect()
 		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
 		"$(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified) verified" \
 		"in sequence, 0 lost or duplicated"
+	reliability faults=$hits verified=$(ep_stat cli msgs_verified) \
+		lost=$(($(ep_stat cli msgs_received) - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -254,6 +262,7 @@ reconnect_gives_up()
 	expect_match "$(ep_attr cli last_error)" "flushed|QP in error" "reason without reconnect" || return 1
 	expect_eq "$(ep_stat cli reconnects)" 0 "no reconnect with reconnect=0" || return 1
 	echo "figure: 8 reconnect attempts with backoff, then a clean error"
+	reliability faults=2
 	ep_remove cli srv
 }
 
@@ -321,6 +330,7 @@ fail_function_setup_steps()
 	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
 	faults=$((faults + 1))
 	echo "figure: $faults injected setup failures, each a clean error, each recovered"
+	reliability faults=$faults
 	ep_remove srv
 }
 
@@ -352,6 +362,7 @@ failslab_during_enable()
 	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 10 || return 1
 	echo "figure: failslab during enable: $tried attempts, $failed failed cleanly, service works after"
+	reliability faults=$failed verified=10 lost=$((10 - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -424,6 +435,7 @@ configfs_fuzz()
 	rmdir "$d" || { fail "rmdir after fuzzing"; return 1; }
 	[ $bad -eq 0 ] || return 1
 	echo "figure: configfs fuzz: $writes hostile writes, $(wc -l <$errlog) refused with a clean errno, every value read back in range"
+	reliability bad_inputs=$writes
 }
 
 configfs_state_sequences()
@@ -460,6 +472,8 @@ configfs_state_sequences()
 	in_range cq_mode "$(ep_attr cli cq_mode)" || { fail "cq_mode out of range"; return 1; }
 	ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 5 || return 1
+	# 3 refused writes, 3 x 100 x 5 racing writes, 15 enable/disable pairs
+	reliability bad_inputs=$((3 + 3 * 100 * 5 + 30))
 	ep_remove cli srv
 }
 
@@ -486,6 +500,7 @@ permissions()
 		{ fail "nobody injected a fault"; return 1; }
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	reliability bad_inputs=7
 	ep_remove srv
 }
 

@@ -216,7 +216,8 @@ rmmod_under_traffic()
 	ep_enable cli 1 && ep_wait_state cli done 240 || return 1
 	check_clean_run cli $N || return 1
 	verified=$(ep_stat cli msgs_verified)
-	echo "# rmmod under traffic: clean; after reload $verified/$N verified"
+	echo "figure: rmmod cqnotify under traffic: clean; after reload $verified/$N verified"
+	reliability faults=1 verified=$verified lost=$((N - verified))
 	ep_remove cli srv
 	cqn_unload
 }
