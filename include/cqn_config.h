@@ -26,6 +26,8 @@
 #define CQN_EVENTS_PER_MS_MAX	1000000
 /* Default poll_window_max_us of adaptive mode. */
 #define CQN_POLL_WINDOW_DEFAULT_US	50
+/* Largest client rate, messages per second. */
+#define CQN_RATE_MAX		10000000
 /* Reconnect attempts of a client (reconnect=1) before it gives up. */
 #define CQN_RECONNECT_ATTEMPTS	8
 /* Backoff before the first attempt, doubled for each next one. */
@@ -98,6 +100,8 @@ enum cqn_workload {
  * @iterations: client: messages to send (0: use @duration_ms)
  * @duration_ms: client: run time when @iterations is 0 (0 with it: forever)
  * @verify: client: check every echo
+ * @rate: client: messages per second at most, paced by a timer (open
+ *	loop within the window); 0: as fast as the window allows
  * @reconnect: client: after losing its connection, connect again (with
  *	backoff, at most CQN_RECONNECT_ATTEMPTS times in a row) and resume
  *	the workload from the first message not yet echoed
@@ -125,6 +129,7 @@ struct cqn_config {
 	u32 iterations;
 	u32 duration_ms;
 	bool verify;
+	u32 rate;
 	bool reconnect;
 };
 

@@ -254,6 +254,9 @@ struct cqn_endpoint;
  * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @finished: client: the workload is complete
+ * @pace_timer: client with a rate: sends the next message when it is due
+ * @next_send_ns: client with a rate: when the next message is due
+ * @pace_off: the pace timer may no longer be started (teardown)
  * @owns_id: destroying the connection destroys @cm_id (server side; a
  *	client's id belongs to its endpoint)
  * @dead: closing; on @ep->dead (protected by ep->state_lock)
@@ -291,6 +294,9 @@ struct cqn_conn {
 	u64 *send_ns;
 	bool established;
 	bool finished;
+	struct hrtimer pace_timer;
+	u64 next_send_ns;
+	bool pace_off;
 	bool owns_id;
 
 	bool dead;
@@ -455,5 +461,6 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void cqn_client_start(struct cqn_conn *conn);
 void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc);
+enum hrtimer_restart cqn_client_pace(struct hrtimer *timer);
 
 #endif /* _CQNOTIFY_H */

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/math64.h>
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
@@ -37,6 +38,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 {
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
+	u64 gap = cfg->rate ? div_u64(NSEC_PER_SEC, cfg->rate) : 0;
 	u64 now = ktime_get_ns();
 	int ret;
 
@@ -47,6 +49,14 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		bool last;
 		u64 seq;
 
+		if (gap && now < conn->next_send_ns) {
+			/* Not due yet: the pace timer runs the pump then. */
+			if (!conn->pace_off)
+				hrtimer_start(&conn->pace_timer, ns_to_ktime(conn->next_send_ns),
+					      HRTIMER_MODE_ABS_SOFT);
+			break;
+		}
+
 		seq = conn->next_seq;
 		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
 		if (seq < conn->resend_below)
@@ -55,7 +65,8 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		sb->len = conn->msg_size;
 		conn->send_ns[seq % conn->nsend] = now;
 		conn->next_seq++;
-		last = conn->outstanding + 1 >= window || !conn->nfree_send ||
+		/* A paced message is always the last of its burst. */
+		last = gap || conn->outstanding + 1 >= window || !conn->nfree_send ||
 		       !cqn_client_more(conn, now);
 		ret = cqn_conn_post_send(conn, sb->idx, sb->len, last);
 		if (ret) {
@@ -64,6 +75,9 @@ static int cqn_client_pump(struct cqn_conn *conn)
 			return ret;
 		}
 		conn->outstanding++;
+		/* No catching up in bursts after a stall: the rate is a ceiling. */
+		if (gap)
+			conn->next_send_ns = max(conn->next_send_ns, now) + gap;
 	}
 	return 0;
 }
@@ -231,4 +245,28 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
 	else if (finished)
 		cqn_client_finish(conn);
+}
+
+/**
+ * cqn_client_pace() - a paced message is due: run the pump
+ * @timer: the connection's pace timer
+ *
+ * Context: hrtimer softirq; does not sleep.
+ * Return: HRTIMER_NORESTART (the pump starts the timer again when needed).
+ */
+enum hrtimer_restart cqn_client_pace(struct hrtimer *timer)
+{
+	struct cqn_conn *conn = container_of(timer, struct cqn_conn, pace_timer);
+	bool finished;
+	int ret;
+
+	spin_lock_bh(&conn->lock);
+	ret = cqn_client_pump(conn);
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
+	else if (finished)
+		cqn_client_finish(conn);
+	return HRTIMER_NORESTART;
 }

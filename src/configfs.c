@@ -321,6 +321,8 @@ CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX, false)
 CONFIGFS_ATTR(cqn_ep_, duration_ms);
 CQN_EP_BOOL_ATTR(verify, false)
 CONFIGFS_ATTR(cqn_ep_, verify);
+CQN_EP_U32_ATTR(rate, 0, CQN_RATE_MAX, false)
+CONFIGFS_ATTR(cqn_ep_, rate);
 CQN_EP_BOOL_ATTR(reconnect, false)
 CONFIGFS_ATTR(cqn_ep_, reconnect);
 
@@ -509,6 +511,7 @@ static struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_iterations,
 	&cqn_ep_attr_duration_ms,
 	&cqn_ep_attr_verify,
+	&cqn_ep_attr_rate,
 	&cqn_ep_attr_reconnect,
 	&cqn_ep_attr_enable,
 	&cqn_ep_attr_state,

@@ -325,6 +325,8 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	conn->dead = true;
 	conn->owns_id = server;
 	spin_lock_init(&conn->lock);
+	cqn_hrtimer_setup(&conn->pace_timer, cqn_client_pace, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_ABS_SOFT);
 	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
 
 	ret = cqn_stats_create(&conn->stats);
@@ -430,6 +432,11 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	struct cqn_endpoint *ep = conn->ep;
 	unsigned long flags;
 
+	/* No send is paced any more: completions may still run the pump. */
+	spin_lock_bh(&conn->lock);
+	conn->pace_off = true;
+	spin_unlock_bh(&conn->lock);
+	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	ib_drain_qp(conn->qp);
