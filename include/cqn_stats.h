@@ -53,6 +53,10 @@
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_rejected: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_closed: see Documentation/admin-guide.rst
+ * @CQN_STAT_wr_posted: see Documentation/admin-guide.rst
+ * @CQN_STAT_wr_completed: see Documentation/admin-guide.rst
+ * @CQN_STAT_reconnects: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_resent: see Documentation/admin-guide.rst
  * @CQN_STAT_COUNT: number of counters
  */
 enum cqn_stat {
@@ -95,6 +99,10 @@ enum cqn_stat {
 	CQN_STAT_conns_accepted,
 	CQN_STAT_conns_rejected,
 	CQN_STAT_conns_closed,
+	CQN_STAT_wr_posted,
+	CQN_STAT_wr_completed,
+	CQN_STAT_reconnects,
+	CQN_STAT_msgs_resent,
 	CQN_STAT_COUNT
 };
 

@@ -87,8 +87,10 @@ int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx)
 	int ret;
 
 	ret = ib_post_recv(conn->qp, &wr, NULL);
-	if (!ret)
+	if (!ret) {
 		conn->posted_recv++;
+		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);
+	}
 	return ret;
 }
 
@@ -118,9 +120,13 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED | (solicited ? IB_SEND_SOLICITED : 0),
 	};
+	int ret;
 
 	ib_dma_sync_single_for_device(conn->cm_id->device, b->dma, len, DMA_TO_DEVICE);
-	return ib_post_send(conn->qp, &wr, NULL);
+	ret = ib_post_send(conn->qp, &wr, NULL);
+	if (!ret)
+		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);
+	return ret;
 }
 
 /**
@@ -128,26 +134,33 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * @conn: the connection
  * @wc: the completion
  *
- * Success goes on; a flush (teardown) is counted quietly, and so is any
- * error status once the connection is closing (siw completes the work
- * request in progress at disconnect with "local QP operation error"
- * rather than a flush); any other status is counted, logged (ratelimited)
- * and closes the connection.
+ * Every completion is counted in wr_completed (with wr_posted, the proof
+ * that each work request completes exactly once). Success goes on; a flush
+ * during teardown is counted quietly, and so is any error status once the
+ * connection is closing (siw completes the work request in progress at
+ * disconnect with "local QP operation error" rather than a flush); a flush
+ * on a live connection means its QP went to the error state, which closes
+ * it; any other status is counted, logged (ratelimited) and closes the
+ * connection.
  *
  * Context: completion processing; does not sleep.
  * Return: true if @wc succeeded.
  */
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 {
+	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
 	if (wc->status == IB_WC_WR_FLUSH_ERR || READ_ONCE(conn->dead)) {
 		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
+		if (!READ_ONCE(conn->dead))
+			cqn_conn_close(conn, "wc status: %s (QP in error state)",
+				       ib_wc_status_msg(wc->status));
 		return false;
 	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	pr_err_ratelimited("%s: connection %u (%s): %s completion failed: %s (vendor 0x%x)\n",
-			   config_item_name(&conn->ep->group.cg_item), conn->id, conn->peer,
+			   conn->ep->name, conn->id, conn->peer,
 			   wc->opcode & IB_WC_RECV ? "receive" : "send",
 			   ib_wc_status_msg(wc->status), wc->vendor_err);
 	cqn_conn_close(conn, "wc status: %s", ib_wc_status_msg(wc->status));
@@ -312,6 +325,8 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	conn->dead = true;
 	conn->owns_id = server;
 	spin_lock_init(&conn->lock);
+	cqn_hrtimer_setup(&conn->pace_timer, cqn_client_pace, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_ABS_SOFT);
 	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
 
 	ret = cqn_stats_create(&conn->stats);
@@ -336,7 +351,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
 	spin_unlock_irq(&ep->state_lock);
-	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
+	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
 	conn->cq_depth = READ_ONCE(cfg->cq_depth);
 	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg,
 			    conn->id % max(cm_id->device->num_comp_vectors, 1),
@@ -417,6 +432,11 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	struct cqn_endpoint *ep = conn->ep;
 	unsigned long flags;
 
+	/* No send is paced any more: completions may still run the pump. */
+	spin_lock_bh(&conn->lock);
+	conn->pace_off = true;
+	spin_unlock_bh(&conn->lock);
+	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	ib_drain_qp(conn->qp);
@@ -433,6 +453,11 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	spin_lock_irqsave(&ep->state_lock, flags);
 	cqn_stats_add_to(&conn->stats, &ep->retired);
 	ep->retired.cnt[CQN_STAT_conns_closed]++;
+	/* Drained: no echo can arrive any more. A reconnect resumes here. */
+	if (ep->cfg.role == CQN_ROLE_CLIENT && conn->established) {
+		ep->resume_seq = conn->expected_seq;
+		ep->resume_high = max(ep->resume_high, conn->next_seq);
+	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 
 	kfree(conn->send_ns);
@@ -469,7 +494,7 @@ int cqn_conn_publish(struct cqn_conn *conn)
 	spin_unlock_irq(&ep->state_lock);
 	if (!ret && cqn_conn_retune(conn))
 		pr_warn_ratelimited("%s: connection %u keeps its CQ settings: a live change did not apply\n",
-				    config_item_name(&ep->group.cg_item), conn->id);
+				    ep->name, conn->id);
 	mutex_unlock(&ep->tune_lock);
 	return ret;
 }
@@ -517,10 +542,25 @@ int cqn_conn_retune(struct cqn_conn *conn)
 }
 
 /**
+ * cqn_conn_fault_qp_error() - fault injection: move the QP to the error state
+ * @conn: the connection
+ *
+ * Context: process context, ep->tune_lock held.
+ * Return: 0 or -errno from ib_modify_qp().
+ */
+int cqn_conn_fault_qp_error(struct cqn_conn *conn)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	lockdep_assert_held(&conn->ep->tune_lock);
+	return ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+}
+
+/**
  * cqn_conn_close() - mark a connection for teardown by the endpoint's reaper
  * @conn: the connection
- * @fmt: why, or NULL for a normal close; for a client an error reason puts
- *	the endpoint in the error state with that reason as last_error
+ * @fmt: why, or NULL for a normal close; for a client an error reason
+ *	goes to cqn_ep_client_lost() (error state, or a reconnect)
  * @...: arguments for @fmt
  *
  * Idempotent: the first call wins, later ones do nothing.
@@ -534,21 +574,23 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
 	bool first = false;
 	va_list args;
 
+	char why[CQN_ERR_LEN];
+
 	spin_lock_irqsave(&ep->state_lock, flags);
 	if (!conn->dead) {
 		conn->dead = true;
 		first = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
-		if (fmt && ep->cfg.role == CQN_ROLE_CLIENT && ep->state != CQN_EP_ERROR) {
-			va_start(args, fmt);
-			vsnprintf(ep->last_error, sizeof(ep->last_error), fmt, args);
-			va_end(args);
-			ep->state = CQN_EP_ERROR;
-			ep->run_end_ns = ktime_get_ns();
-		}
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
-	if (first)
-		cqn_ep_queue_reap(ep);
+	if (!first)
+		return;
+	if (fmt && ep->cfg.role == CQN_ROLE_CLIENT) {
+		va_start(args, fmt);
+		vsnprintf(why, sizeof(why), fmt, args);
+		va_end(args);
+		cqn_ep_client_lost(ep, "%s", why);
+	}
+	cqn_ep_queue_reap(ep);
 }

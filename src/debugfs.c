@@ -94,20 +94,28 @@ static int cqn_ep_cq_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
 
-static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+/* Parse a u32 in min..max written to a debugfs control file. */
+static int cqn_dbg_write_u32(const char __user *ubuf, size_t count, u32 min, u32 max, u32 *v)
 {
-	struct cqn_endpoint *ep = file->private_data;
-	char buf[8];
-	bool v;
+	char buf[16];
 
 	if (count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
-	if (cqn_parse_bool(buf, count, &v) || !v)
-		return -EINVAL;
-	cqn_ep_stats_reset(ep);
+	return cqn_parse_u32(buf, count, min, max, v) ? -EINVAL : 0;
+}
+
+static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	u32 v;
+	int ret;
+
+	ret = cqn_dbg_write_u32(ubuf, count, 1, 1, &v);
+	if (ret)
+		return ret;
+	cqn_ep_stats_reset(file->private_data);
 	return count;
 }
 
@@ -121,17 +129,13 @@ static const struct file_operations cqn_ep_reset_fops = {
 static ssize_t cqn_ep_fault_drop_events_write(struct file *file, const char __user *ubuf,
 					      size_t count, loff_t *ppos)
 {
-	struct cqn_endpoint *ep = file->private_data;
-	char buf[16];
 	u32 n;
+	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	if (cqn_parse_u32(buf, count, 0, 1000000, &n))
-		return -EINVAL;
-	cqn_ep_fault_drop_events(ep, n);
+	ret = cqn_dbg_write_u32(ubuf, count, 0, 1000000, &n);
+	if (ret)
+		return ret;
+	cqn_ep_fault_drop_events(file->private_data, n);
 	return count;
 }
 
@@ -139,6 +143,26 @@ static const struct file_operations cqn_ep_fault_drop_events_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = cqn_ep_fault_drop_events_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t cqn_ep_fault_qp_error_write(struct file *file, const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	u32 v;
+	int ret;
+
+	ret = cqn_dbg_write_u32(ubuf, count, 1, 1, &v);
+	if (ret)
+		return ret;
+	ret = cqn_ep_fault_qp_error(file->private_data);
+	return ret < 0 ? ret : count;
+}
+
+static const struct file_operations cqn_ep_fault_qp_error_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_fault_qp_error_write,
 	.llseek = noop_llseek,
 };
 
@@ -173,7 +197,7 @@ DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
  */
 void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 {
-	ep->dbg_dir = debugfs_create_dir(config_item_name(&ep->group.cg_item),
+	ep->dbg_dir = debugfs_create_dir(ep->name,
 					 cqn_debugfs_root);
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
@@ -181,6 +205,8 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
 	debugfs_create_file("fault_drop_events", 0200, ep->dbg_dir, ep,
 			    &cqn_ep_fault_drop_events_fops);
+	debugfs_create_file("fault_qp_error", 0200, ep->dbg_dir, ep,
+			    &cqn_ep_fault_qp_error_fops);
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }
 

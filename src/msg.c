@@ -5,11 +5,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_msg.h"
 
 /* Everything in the header after the magic and before the csum is covered. */

@@ -86,11 +86,12 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
  */
 static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 {
-	if (likely(wc->status == IB_WC_SUCCESS))
-		return true;
-	if ((wc->status != IB_WC_LOC_LEN_ERR && wc->status != IB_WC_LOC_QP_OP_ERR &&
+	if (likely(wc->status == IB_WC_SUCCESS) ||
+	    (wc->status != IB_WC_LOC_LEN_ERR && wc->status != IB_WC_LOC_QP_OP_ERR &&
 	     wc->status != IB_WC_REM_INV_REQ_ERR) || READ_ONCE(conn->dead))
 		return cqn_conn_wc_ok(conn, wc);
+	/* What cqn_conn_wc_ok() counts for every other completion. */
+	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	cqn_stat_inc(&conn->stats, CQN_STAT_peer_errors);
 	pr_warn_ratelimited("%s: connection %u (%s): peer's message refused (receive failed: %s; longer than msg_size %u?): dropping the peer\n",

@@ -52,6 +52,10 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_conns_accepted] = "conns_accepted",
 	[CQN_STAT_conns_rejected] = "conns_rejected",
 	[CQN_STAT_conns_closed] = "conns_closed",
+	[CQN_STAT_wr_posted] = "wr_posted",
+	[CQN_STAT_wr_completed] = "wr_completed",
+	[CQN_STAT_reconnects] = "reconnects",
+	[CQN_STAT_msgs_resent] = "msgs_resent",
 };
 
 static_assert(ARRAY_SIZE(cqn_stat_names) == CQN_STAT_COUNT);

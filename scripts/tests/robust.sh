@@ -13,6 +13,8 @@ ALL_TESTS="
 	enable_toggled_under_traffic
 	link_delete_repeated
 	rxe_unload_under_traffic
+	qp_error_reconnect
+	reconnect_gives_up
 	fail_function_setup_steps
 	failslab_during_enable
 	configfs_fuzz
@@ -103,12 +105,13 @@ soak_four_connections()
 	expect_eq "$(ep_stat srv msg_errors)" 0 "server msg_errors" || return 1
 	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
 	echo "figure: 4 connections, sizes ${sizes[*]}: $total sent = $(ep_stat srv msgs_sent) echoed = $total verified, 0 lost"
+	reliability verified=$total lost=$((total - $(ep_stat srv msgs_sent)))
 	ep_remove c0 c1 c2 c3 srv
 }
 
 enable_toggled_under_traffic()
 {
-	local i verified=0
+	local i verified=0 received=0
 
 	setup || return 1
 	start_server || return 1
@@ -120,6 +123,7 @@ enable_toggled_under_traffic()
 		ep_enable cli 0 || return 1
 		check_stopped cli || return 1
 		verified=$((verified + $(ep_stat cli msgs_verified)))
+		received=$((received + $(ep_stat cli msgs_received)))
 	done
 	expect_eq "$(ep_attr srv state)" running "server after 20 client runs" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
@@ -128,6 +132,7 @@ enable_toggled_under_traffic()
 	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir of a running client"; return 1; }
 	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir of a running server"; return 1; }
 	echo "figure: $TOGGLES enable toggles under traffic, $verified echoes verified, 0 errors"
+	reliability faults=$TOGGLES verified=$verified lost=$((received - verified))
 }
 
 link_delete_repeated()
@@ -152,6 +157,7 @@ link_delete_repeated()
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
 	echo "figure: $LINK_ROUNDS link deletions under traffic survived, service works after"
+	reliability faults=$LINK_ROUNDS verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -182,11 +188,97 @@ rxe_unload_under_traffic()
 	ep_remove cli
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
+	echo "figure: rdma_rxe unloaded under traffic, both ends in error with reasons, service works after"
+	reliability faults=1 verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
 # inject FUNCTION [SPACE]: a call of FUNCTION returns -ENOMEM, once; with
 # SPACE, the calls pass while SPACE > 1 (fault-inject's "space" budget).
+# wr_balanced NAME: every work request the endpoint posted has completed
+# exactly once (successfully, flushed or in error).
+wr_balanced()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) && done=$(ep_stat "$1" wr_completed) || return 1
+	[ "$posted" -gt 0 ] || { fail "$1: no work request posted"; return 1; }
+	expect_eq "$done" "$posted" "$1: work requests completed vs posted"
+}
+
+# QP errors forced through debugfs on both sides of an endless verified
+# stream: every outstanding work request completes once (flush), the client
+# reconnects with backoff and resumes from the first message not echoed.
+# Verification checks every sequence number across the reconnects: a
+# message lost or echoed twice at a resume point would be a msg_error.
+qp_error_reconnect()
+{
+	local i hits=0 before
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	for i in 1 2 3; do
+		before=$(ep_stat cli msgs_verified)
+		wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+		# Twice the client's QP, once the server's.
+		if [ $i = 2 ]; then
+			expect_write "$CQN_DFS/srv/fault_qp_error" 1 || return 1
+		else
+			expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+		fi
+		hits=$((hits + 1))
+		wait_stat 60 cli reconnects -ge $i || return 1
+		ep_wait_state cli running 60 || return 1
+	done
+	before=$(ep_stat cli msgs_verified)
+	wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
+	expect_eq "$(ep_stat cli msgs_verified)" "$(ep_stat cli msgs_received)" \
+		"every echo received verified" || return 1
+	expect_eq "$(ep_stat cli reconnects)" $hits "one reconnect per fault" || return 1
+	[ "$(ep_stat cli wc_flushed)" -gt 0 ] || { fail "no flushed work request counted"; return 1; }
+	wr_balanced cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wr_balanced srv || return 1
+	echo "figure: $hits QP errors forced, $(ep_stat cli reconnects) reconnects," \
+		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
+		"$(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified) verified" \
+		"in sequence, 0 lost or duplicated"
+	reliability faults=$hits verified=$(ep_stat cli msgs_verified) \
+		lost=$(($(ep_stat cli msgs_received) - $(ep_stat cli msgs_verified)))
+	ep_remove cli srv
+}
+
+# Without a server, reconnect=1 tries CQN_RECONNECT_ATTEMPTS (8) times with
+# backoff, then fails with the reason; reconnect=0 fails at the first loss.
+reconnect_gives_up()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 \
+		reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	ep_enable srv 0 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "gave up after 8 reconnect attempts" "reason" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 8 "reconnect attempts" || return 1
+	wr_balanced cli || return 1
+	ep_enable cli 0 && expect_write "$CQN_CFS/endpoints/cli/reconnect" 0 || return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "flushed|QP in error" "reason without reconnect" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 0 "no reconnect with reconnect=0" || return 1
+	echo "figure: 8 reconnect attempts with backoff, then a clean error"
+	reliability faults=2
+	ep_remove cli srv
+}
+
 inject()
 {
 	echo "$1" >$FAILFN/inject || { fail "fail_function cannot inject $1"; return 1; }
@@ -251,6 +343,7 @@ fail_function_setup_steps()
 	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
 	faults=$((faults + 1))
 	echo "figure: $faults injected setup failures, each a clean error, each recovered"
+	reliability faults=$faults
 	ep_remove srv
 }
 
@@ -282,6 +375,7 @@ failslab_during_enable()
 	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 10 || return 1
 	echo "figure: failslab during enable: $tried attempts, $failed failed cleanly, service works after"
+	reliability faults=$failed verified=10 lost=$((10 - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -303,7 +397,7 @@ in_range()
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
-	verify|enable|solicited_only|adaptive_moderation) [[ $2 =~ ^[01]$ ]] ;;
+	verify|enable|solicited_only|adaptive_moderation|reconnect) [[ $2 =~ ^[01]$ ]] ;;
 	*) [[ $2 =~ ^[0-9]+$ ]] ;;
 	esac
 }
@@ -354,6 +448,7 @@ configfs_fuzz()
 	rmdir "$d" || { fail "rmdir after fuzzing"; return 1; }
 	[ $bad -eq 0 ] || return 1
 	echo "figure: configfs fuzz: $writes hostile writes, $(wc -l <$errlog) refused with a clean errno, every value read back in range"
+	reliability bad_inputs=$writes
 }
 
 configfs_state_sequences()
@@ -390,6 +485,8 @@ configfs_state_sequences()
 	in_range cq_mode "$(ep_attr cli cq_mode)" || { fail "cq_mode out of range"; return 1; }
 	ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 5 || return 1
+	# 3 refused writes, 3 x 100 x 5 racing writes, 15 enable/disable pairs
+	reliability bad_inputs=$((3 + 3 * 100 * 5 + 30))
 	ep_remove cli srv
 }
 
@@ -487,6 +584,8 @@ hostile_peer()
 	check_clean_run cli $N || return 1
 	echo "figure: hostile peer: $oversize oversized messages (4097 and 65536 B) each dropped its connection (peer_errors $oversize), $malformed empty or lying messages echoed verbatim (msgs_malformed $malformed), $HP_ROUNDS floods of $HP_FLOOD connections: $accepted accepted, $rejected rejected"
 	echo "figure: good client meanwhile: $verified echoes verified, 0 errors; server log: $logged lines for $((oversize + malformed + rejected)) hostile messages and connections in $secs s (ratelimit: at most $limit per kind)"
+	reliability bad_inputs=$((oversize + malformed + rejected)) verified=$verified \
+		lost=$(($(ep_stat good msgs_received) - verified))
 	ep_remove cli good srv
 }
 
@@ -513,6 +612,7 @@ permissions()
 		{ fail "nobody injected a fault"; return 1; }
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	reliability bad_inputs=7
 	ep_remove srv
 }
 
