@@ -25,21 +25,16 @@
 #include "cqnotify.h"
 #include "cqn_msg.h"
 
-static const char *cqn_server_name(struct cqn_conn *conn)
-{
-	return config_item_name(&conn->ep->group.cg_item);
-}
-
 /* A message no cqnotify client sends arrived: count it, say so (ratelimited). */
 static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
 {
 	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_malformed);
 	if (!len)
 		pr_warn_ratelimited("%s: connection %u (%s): empty message, echoed as is\n",
-				    cqn_server_name(conn), conn->id, conn->peer);
+				    conn->ep->name, conn->id, conn->peer);
 	else
 		pr_warn_ratelimited("%s: connection %u (%s): %u-byte message whose header claims %u bytes, echoed as is\n",
-				    cqn_server_name(conn), conn->id, conn->peer, len, claimed);
+				    conn->ep->name, conn->id, conn->peer, len, claimed);
 }
 
 /*
@@ -95,7 +90,7 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	cqn_stat_inc(&conn->stats, CQN_STAT_peer_errors);
 	pr_warn_ratelimited("%s: connection %u (%s): peer's message refused (receive failed: %s; longer than msg_size %u?): dropping the peer\n",
-			    cqn_server_name(conn), conn->id, conn->peer,
+			    conn->ep->name, conn->id, conn->peer,
 			    ib_wc_status_msg(wc->status), conn->msg_size);
 	cqn_conn_close(conn, "peer's message refused: %s", ib_wc_status_msg(wc->status));
 	return false;
