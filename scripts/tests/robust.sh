@@ -279,7 +279,7 @@ cq_overflow()
 # default), until the retries run out with IB_WC_RNR_RETRY_EXC_ERR.
 rnr_retry_exceeded()
 {
-	local rnr=3 t0 ms rcvd sent exc rcvd0 sent0 exc0
+	local rnr=3 t0 ms rcvd sent exc rcvd0 sent0 exc0 t1 t2
 
 	setup || return 1
 	start_server send_depth=16 recv_depth=16 cq_depth=64 || return 1
@@ -308,22 +308,26 @@ rnr_retry_exceeded()
 	[ $ms -ge $((rnr * 600)) ] || { fail "error after $ms ms: the RNR timer was not honoured"; return 1; }
 	[ "$(ep_stat srv recvs_withheld)" -ge 16 ] || { fail "server withheld $(ep_stat srv recvs_withheld) receives"; return 1; }
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	t1=$SECONDS
 	wait_stat 60 cli conns_closed = 1 || return 1
 	check_accounted cli || return 1
 	wait_stat 60 srv conns_active = 0 || return 1
 	wait_stat 60 srv conns_closed = 1 || return 1
 	check_accounted srv || return 1
+	t1=$((SECONDS - t1))
 	echo "figure: rnr_retry $rnr: client error after $ms ms: '$(ep_attr cli last_error)', wc_errors $(ep_stat cli wc_errors); rxe1 rcvd_rnr_err +$rcvd, retry_rnr_exceeded_err +$exc; rxe0 send_rnr_err +$sent; server withheld $(ep_stat srv recvs_withheld) receives"
-	echo "figure: client $(accounting cli); server $(accounting srv)"
+	echo "figure: both connections torn down within $t1 s; client $(accounting cli); server $(accounting srv)"
 	# Knobs cleared, the client enabled again: a clean run.
 	expect_write "$CQN_DFS/srv/fault_stop_replenish" 0 || return 1
 	expect_write "$CQN_DFS/srv/fault_rnr_retry" 7 || return 1
 	ep_enable cli 0 || return 1
 	ep_remove cli
+	t2=$SECONDS
 	run_client cli workload=stream queue_depth=8 iterations=$N || return 1
+	t2=$((SECONDS - t2))
 	check_clean_run cli $N || return 1
 	expect_eq "$(ep_stat cli wc_lost)" 0 "client wc_lost after clearing" || return 1
-	echo "figure: knobs cleared, client re-enabled: $N/$N verified"
+	echo "figure: knobs cleared, client re-enabled: $N/$N verified in $t2 s"
 	ep_remove cli srv
 }
 
