@@ -3,6 +3,7 @@
 #
 #   make            build cqnotify.ko for the running (or newest installed) kernel
 #   make check      the whole test suite, in QEMU (installs what it needs)
+#   make tools      the userspace test peers (tools/*.c) into $(CQN_BUILD)/tools
 #   make demo       the demo, in QEMU on Debian's stock kernel
 #   make bench      polling vs event notification against perftest, in QEMU (build/bench/)
 #   make style      checkpatch --strict, kernel-doc, Documentation/ validity
@@ -14,7 +15,11 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # The release modules_install installs for (Debian's kernel.release is not it).
 KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 
-.PHONY: module install check demo bench style clean
+# Where scripts/lib.sh puts everything built; the guest finds it there too.
+CQN_BUILD ?= $(CURDIR)/build
+TOOLS_CFLAGS = -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/include
+
+.PHONY: module install check demo bench style tools clean
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -35,6 +40,14 @@ bench:
 
 style:
 	scripts/style
+
+# cqn_hostile: the hostile rdma_cm peer of the robust suite (librdmacm-dev,
+# libibverbs-dev).
+tools: $(CQN_BUILD)/tools/cqn_hostile
+
+$(CQN_BUILD)/tools/cqn_hostile: tools/cqn_hostile.c include/cqn_msg.h
+	mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

@@ -26,6 +26,16 @@
 #define CQN_EVENTS_PER_MS_MAX	1000000
 /* Default poll_window_max_us of adaptive mode. */
 #define CQN_POLL_WINDOW_DEFAULT_US	50
+/* Largest client rate, messages per second. */
+#define CQN_RATE_MAX		10000000
+/* Reconnect attempts of a client (reconnect=1) before it gives up. */
+#define CQN_RECONNECT_ATTEMPTS	8
+/* Backoff before the first attempt, doubled for each next one. */
+#define CQN_RECONNECT_BASE_MS	50
+/* Longest backoff. */
+#define CQN_RECONNECT_MAX_MS	2000
+/* Largest poll_window_max_us. */
+#define CQN_POLL_WINDOW_MAX_US		100000
 
 /**
  * enum cqn_role - what an endpoint does
@@ -90,6 +100,11 @@ enum cqn_workload {
  * @iterations: client: messages to send (0: use @duration_ms)
  * @duration_ms: client: run time when @iterations is 0 (0 with it: forever)
  * @verify: client: check every echo
+ * @rate: client: messages per second at most, paced by a timer (open
+ *	loop within the window); 0: as fast as the window allows
+ * @reconnect: client: after losing its connection, connect again (with
+ *	backoff, at most CQN_RECONNECT_ATTEMPTS times in a row) and resume
+ *	the workload from the first message not yet echoed
  */
 struct cqn_config {
 	u32 role;
@@ -114,6 +129,8 @@ struct cqn_config {
 	u32 iterations;
 	u32 duration_ms;
 	bool verify;
+	u32 rate;
+	bool reconnect;
 };
 
 extern const char *const cqn_role_names[];
@@ -126,5 +143,7 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len);
 u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
 bool cqn_cq_mode_is_core(u32 mode);
 int cqn_cq_mode_switch_check(u32 from, u32 to);
+u32 cqn_reconnect_delay_ms(u32 attempt);
+void cqn_config_copy_live(struct cqn_config *dst, const struct cqn_config *src);
 
 #endif /* _CQN_CONFIG_H */

@@ -12,14 +12,16 @@
 #include <linux/time64.h>
 #include <linux/types.h>
 
+#include "cqn_config.h"
+
 /* Completions software moderation can hold back at once (its staging ring). */
 #define CQN_SW_MODER_MAX_COUNT		256
 /* cq_period used by software moderation when cq_count is set and cq_period is 0. */
 #define CQN_SW_MODER_DEFAULT_PERIOD_US	100
+/* Shortest interval between two looks at a held CQ, microseconds. */
+#define CQN_SW_MODER_MIN_CHECK_US	20
 /* First non-zero adaptive polling window, microseconds. */
 #define CQN_ADAPTIVE_STEP_US		4
-/* Largest poll_window_max_us. */
-#define CQN_POLL_WINDOW_MAX_US		100000
 /* How often adaptive moderation re-decides, nanoseconds. */
 #define CQN_MODER_SAMPLE_NS		(10 * NSEC_PER_MSEC)
 
@@ -58,6 +60,7 @@ enum cqn_window_outcome {
 };
 
 bool cqn_sw_moder_params(u32 cq_count, u32 cq_period, struct cqn_moder *eff);
+u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u64 now_ns, u64 deadline_ns);
 enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pending,
 					     u64 first_ns, u64 now_ns, u64 *deadline_ns);
 bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_period,

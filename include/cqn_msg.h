@@ -61,5 +61,6 @@ void cqn_msg_stamp(void *buf, u32 len, u64 seq, u64 send_ns, bool csum);
 enum cqn_msg_verdict cqn_msg_verify(const void *buf, u32 len, u32 expected_len,
 				    u64 expected_seq, u64 *seq, u64 *send_ns);
 const char *cqn_msg_verdict_name(enum cqn_msg_verdict v);
+bool cqn_msg_malformed(const void *buf, u32 len, u32 *claimed);
 
 #endif /* _CQN_MSG_H */

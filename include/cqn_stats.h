@@ -23,12 +23,13 @@
  * @CQN_STAT_err_corrupt: see Documentation/admin-guide.rst
  * @CQN_STAT_err_lost: see Documentation/admin-guide.rst
  * @CQN_STAT_err_stale: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_malformed: see Documentation/admin-guide.rst
  * @CQN_STAT_bytes_sent: see Documentation/admin-guide.rst
  * @CQN_STAT_bytes_received: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_flushed: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_lost: see Documentation/admin-guide.rst
- * @CQN_STAT_wr_posted: see Documentation/admin-guide.rst
+ * @CQN_STAT_peer_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
  * @CQN_STAT_recvs_withheld: see Documentation/admin-guide.rst
  * @CQN_STAT_send_ring_full: see Documentation/admin-guide.rst
@@ -55,6 +56,10 @@
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_rejected: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_closed: see Documentation/admin-guide.rst
+ * @CQN_STAT_wr_posted: see Documentation/admin-guide.rst
+ * @CQN_STAT_wr_completed: see Documentation/admin-guide.rst
+ * @CQN_STAT_reconnects: see Documentation/admin-guide.rst
+ * @CQN_STAT_msgs_resent: see Documentation/admin-guide.rst
  * @CQN_STAT_COUNT: number of counters
  */
 enum cqn_stat {
@@ -67,12 +72,13 @@ enum cqn_stat {
 	CQN_STAT_err_corrupt,
 	CQN_STAT_err_lost,
 	CQN_STAT_err_stale,
+	CQN_STAT_msgs_malformed,
 	CQN_STAT_bytes_sent,
 	CQN_STAT_bytes_received,
 	CQN_STAT_wc_errors,
 	CQN_STAT_wc_flushed,
 	CQN_STAT_wc_lost,
-	CQN_STAT_wr_posted,
+	CQN_STAT_peer_errors,
 	CQN_STAT_recv_ring_empty,
 	CQN_STAT_recvs_withheld,
 	CQN_STAT_send_ring_full,
@@ -99,6 +105,10 @@ enum cqn_stat {
 	CQN_STAT_conns_accepted,
 	CQN_STAT_conns_rejected,
 	CQN_STAT_conns_closed,
+	CQN_STAT_wr_posted,
+	CQN_STAT_wr_completed,
+	CQN_STAT_reconnects,
+	CQN_STAT_msgs_resent,
 	CQN_STAT_COUNT
 };
 

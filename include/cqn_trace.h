@@ -19,11 +19,13 @@
 
 #include <linux/tracepoint.h>
 
+#include "cqn_compat.h"
+
 TRACE_EVENT(cq_event,
 	    TP_PROTO(const char *name),
 	    TP_ARGS(name),
 	    TP_STRUCT__entry(__string(name, name)),
-	    TP_fast_assign(__assign_str(name, name);),
+	    TP_fast_assign(cqn_assign_str(name, name);),
 	    TP_printk("cq=%s", __get_str(name))
 );
 
@@ -34,7 +36,7 @@ TRACE_EVENT(cq_poll,
 			     __field(u32, completions)
 			     __field(u32, budget)
 			     __field(bool, from_event)),
-	    TP_fast_assign(__assign_str(name, name);
+	    TP_fast_assign(cqn_assign_str(name, name);
 			   __entry->completions = completions;
 			   __entry->budget = budget;
 			   __entry->from_event = from_event;),
@@ -48,7 +50,7 @@ TRACE_EVENT(cq_arm,
 	    TP_STRUCT__entry(__string(name, name)
 			     __field(bool, solicited)
 			     __field(int, missed)),
-	    TP_fast_assign(__assign_str(name, name);
+	    TP_fast_assign(cqn_assign_str(name, name);
 			   __entry->solicited = solicited;
 			   __entry->missed = missed;),
 	    TP_printk("cq=%s flags=%s missed=%d", __get_str(name),
@@ -62,8 +64,8 @@ TRACE_EVENT(cq_moderation,
 			     __string(kind, kind)
 			     __field(u32, count)
 			     __field(u32, period_us)),
-	    TP_fast_assign(__assign_str(name, name);
-			   __assign_str(kind, kind);
+	    TP_fast_assign(cqn_assign_str(name, name);
+			   cqn_assign_str(kind, kind);
 			   __entry->count = count;
 			   __entry->period_us = period_us;),
 	    TP_printk("cq=%s moderation=%s count=%u period_us=%u", __get_str(name),
@@ -76,9 +78,9 @@ TRACE_EVENT(cq_mode_switch,
 	    TP_STRUCT__entry(__string(name, name)
 			     __string(from, from)
 			     __string(to, to)),
-	    TP_fast_assign(__assign_str(name, name);
-			   __assign_str(from, from);
-			   __assign_str(to, to);),
+	    TP_fast_assign(cqn_assign_str(name, name);
+			   cqn_assign_str(from, from);
+			   cqn_assign_str(to, to);),
 	    TP_printk("cq=%s from=%s to=%s", __get_str(name), __get_str(from), __get_str(to))
 );
 

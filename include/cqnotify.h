@@ -7,7 +7,10 @@
  * place that knows how completions are learned and hands each one to the
  * connection through wr_cqe->done.
  *
- * Lock order (take the outer lock first, never the reverse):
+ * Lock order (take the outer lock first, never the reverse). The configfs
+ * front end's locks (src/configfs.c) come before all of these:
+ * cqn_service_sem (rwsem) -> cqn_ep_dirs_lock -> dir->lock, then the
+ * service's operations take what they need below.
  *
  *   cqn_endpoints_lock (mutex, src/endpoint.c)	the list of endpoints
  *     ep->lock (mutex)				configuration, enable/disable
@@ -29,7 +32,6 @@
 #define _CQNOTIFY_H
 
 #include <linux/completion.h>
-#include <linux/configfs.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -39,12 +41,12 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "cqn_compat.h"
 #include "cqn_config.h"
 #include "cqn_moder.h"
+#include "cqn_service.h"
 #include "cqn_stats.h"
 
-/* Longest last_error text. */
-#define CQN_ERR_LEN	128
 /* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
 #define CQN_RNR_RETRY_INFINITE	7
 
@@ -56,22 +58,6 @@
 struct cqn_device {
 	struct list_head node;
 	struct ib_device *ibdev;
-};
-
-/**
- * enum cqn_ep_state - the life of an endpoint, as shown in "state"
- * @CQN_EP_IDLE: not enabled
- * @CQN_EP_CONNECTING: client: resolving and connecting
- * @CQN_EP_RUNNING: server: listening; client: running its workload
- * @CQN_EP_DONE: client: workload finished, connection closed
- * @CQN_EP_ERROR: stopped by an error; last_error says which
- */
-enum cqn_ep_state {
-	CQN_EP_IDLE,
-	CQN_EP_CONNECTING,
-	CQN_EP_RUNNING,
-	CQN_EP_DONE,
-	CQN_EP_ERROR,
 };
 
 /**
@@ -280,10 +266,15 @@ struct cqn_drain {
  * @posted_recv: receives currently posted
  * @next_seq: client: sequence number of the next message to send
  * @expected_seq: client: sequence number the next echo must carry
+ * @resend_below: client: messages with a lower sequence number were sent
+ *	on an earlier connection of the run (a resumed run sends them again)
  * @outstanding: client: messages sent whose echo has not arrived
  * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @finished: client: the workload is complete
+ * @pace_timer: client with a rate: sends the next message when it is due
+ * @next_send_ns: client with a rate: when the next message is due
+ * @pace_off: the pace timer may no longer be started (teardown)
  * @owns_id: destroying the connection destroys @cm_id (server side; a
  *	client's id belongs to its endpoint)
  * @dead: closing; on @ep->dead (protected by ep->state_lock)
@@ -318,10 +309,14 @@ struct cqn_conn {
 	u32 posted_recv;
 	u64 next_seq;
 	u64 expected_seq;
+	u64 resend_below;
 	u32 outstanding;
 	u64 *send_ns;
 	bool established;
 	bool finished;
+	struct hrtimer pace_timer;
+	u64 next_send_ns;
+	bool pace_off;
 	bool owns_id;
 
 	bool dead;
@@ -333,14 +328,15 @@ struct cqn_conn {
 };
 
 /**
- * struct cqn_endpoint - a configfs directory under endpoints/
- * @group: the configfs group
+ * struct cqn_endpoint - the service side of an endpoint directory
+ * @name: the directory's name
  * @node: on cqn_endpoints, protected by cqn_endpoints_lock
  * @lock: protects @cfg, @enabled, @cm_id and @cq_depth_actual
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
- * @cfg: the configuration
- * @enabled: the "enable" attribute
+ * @cfg: the configuration it runs (a copy taken at enable; live changes
+ *	are copied in by cqn_config_copy_live())
+ * @enabled: running (the "enable" attribute)
  * @cm_id: server: the listening rdma_cm id; client: its connection's id
  * @cq_depth_actual: CQ entries the provider gave the newest connection
  * @state_lock: protects the fields below
@@ -354,7 +350,15 @@ struct cqn_conn {
  * @run_start_ns: when the current run started
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
+ * @reconnect_attempt: client: reconnect attempts since the last connection
+ *	was established
+ * @reconnect_pending: client: @reconnect_work is to connect again
+ * @resume_seq: client: first message of the run not yet echoed when the
+ *	last connection was destroyed; the next connection starts there
+ * @resume_high: client: highest sequence number sent so far, plus one
+ *	(messages below it that are sent again count as msgs_resent)
  * @reap_work: destroys the connections on @dead
+ * @reconnect_work: client with reconnect=1: connects again after a loss
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg_dir: debugfs directory
  * @dbg_conns: debugfs directory for per-connection directories
@@ -366,7 +370,7 @@ struct cqn_conn {
  *	connections advertise to their peer; 0 for the default (infinite)
  */
 struct cqn_endpoint {
-	struct config_group group;
+	const char *name;
 	struct list_head node;
 
 	/* protects cfg, enabled, cm_id; never taken in rdma_cm handlers */
@@ -391,7 +395,13 @@ struct cqn_endpoint {
 	u64 run_end_ns;
 	struct cqn_stats_sum retired;
 
+	u32 reconnect_attempt;
+	bool reconnect_pending;
+	u64 resume_seq;
+	u64 resume_high;
+
 	struct work_struct reap_work;
+	struct delayed_work reconnect_work;
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	struct dentry *dbg_conns;
@@ -402,7 +412,6 @@ struct cqn_endpoint {
 };
 
 extern struct workqueue_struct *cqn_wq;
-extern const char *const cqn_ep_state_names[];
 
 /* src/device.c */
 int cqn_device_init(void);
@@ -410,9 +419,9 @@ void cqn_device_exit(void);
 void cqn_devices_show(struct seq_file *m);
 unsigned int cqn_device_count(void);
 
-/* src/configfs.c */
-int cqn_configfs_init(void);
-void cqn_configfs_exit(void);
+/* src/service.c */
+int cqn_service_register(void);
+void cqn_service_unregister(void);
 
 /* src/debugfs.c */
 int cqn_debugfs_init(void);
@@ -430,7 +439,7 @@ void cqn_ep_register(struct cqn_endpoint *ep);
 void cqn_ep_unregister(struct cqn_endpoint *ep);
 void cqn_ep_destroy(struct cqn_endpoint *ep);
 void cqn_ep_queue_reap(struct cqn_endpoint *ep);
-int cqn_ep_enable(struct cqn_endpoint *ep);
+int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg);
 void cqn_ep_disable(struct cqn_endpoint *ep);
 void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state);
@@ -441,6 +450,8 @@ u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
+int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
+void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
 
 /* src/conn.c */
@@ -454,6 +465,7 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
 void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);
+int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 
 /* src/cq.c */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
@@ -482,5 +494,6 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void cqn_client_start(struct cqn_conn *conn);
 void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc);
+enum hrtimer_restart cqn_client_pace(struct hrtimer *timer);
 
 #endif /* _CQNOTIFY_H */

@@ -116,6 +116,25 @@ static void cqn_config_test_ipv6_any_client(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
 }
 
+/* Backoff doubles from the base, never exceeds the cap, never wraps. */
+static void cqn_config_test_reconnect_delay(struct kunit *test)
+{
+	u32 a, prev = 0;
+
+	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(1), CQN_RECONNECT_BASE_MS);
+	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(2), 2 * CQN_RECONNECT_BASE_MS);
+	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(0), CQN_RECONNECT_BASE_MS);
+	for (a = 1; a <= 64; a++) {
+		u32 d = cqn_reconnect_delay_ms(a);
+
+		KUNIT_EXPECT_GE(test, d, prev);
+		KUNIT_EXPECT_LE(test, d, CQN_RECONNECT_MAX_MS);
+		prev = d;
+	}
+	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(U32_MAX), CQN_RECONNECT_MAX_MS);
+	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(CQN_RECONNECT_ATTEMPTS), CQN_RECONNECT_MAX_MS);
+}
+
 static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_defaults_valid),
 	KUNIT_CASE(cqn_config_test_cq_depth_rule),
@@ -123,6 +142,7 @@ static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_buffer_limit),
 	KUNIT_CASE(cqn_config_test_client_rules),
 	KUNIT_CASE(cqn_config_test_ipv6_any_client),
+	KUNIT_CASE(cqn_config_test_reconnect_delay),
 	{}
 };
 

@@ -42,6 +42,18 @@ static void cqn_moder_test_count_reached(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 40, 1000, 1000, &dl), CQN_SWM_DISPATCH);
 }
 
+/* A held CQ is looked at every quarter period, 20 us apart at least, never after the deadline. */
+static void cqn_moder_test_next_check(struct kunit *test)
+{
+	struct cqn_moder m = { .count = 16, .period_us = 1000 };
+	struct cqn_moder tiny = { .count = 16, .period_us = 8 };
+
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, US(100), US(1100)), US(350));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, US(1000), US(1100)), US(1100));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, US(0), US(8)), US(8));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, US(0), US(100)), US(20));
+}
+
 static void cqn_moder_test_period_expiry(struct kunit *test)
 {
 	struct cqn_moder m = { .count = 16, .period_us = 50 };
@@ -203,6 +215,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_params),
 	KUNIT_CASE(cqn_moder_test_count_reached),
 	KUNIT_CASE(cqn_moder_test_period_expiry),
+	KUNIT_CASE(cqn_moder_test_next_check),
 	KUNIT_CASE(cqn_moder_test_lone_never_stranded),
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),

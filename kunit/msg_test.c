@@ -114,6 +114,30 @@ static void cqn_msg_test_no_csum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_msg_verify(buf, 64, 64, 1, &seq, &ns), CQN_MSG_CORRUPT);
 }
 
+/* What the server calls malformed: empty, or a header that lies about len. */
+static void cqn_msg_test_malformed(struct kunit *test)
+{
+	u8 *buf = cqn_msg_test_make(test, 64, 7);
+	struct cqn_msg_hdr *hdr = (struct cqn_msg_hdr *)buf;
+	u32 claimed;
+
+	KUNIT_EXPECT_FALSE(test, cqn_msg_malformed(buf, 64, &claimed));
+	KUNIT_EXPECT_EQ(test, claimed, 64U);
+	KUNIT_EXPECT_TRUE(test, cqn_msg_malformed(buf, 0, &claimed));
+	KUNIT_EXPECT_EQ(test, claimed, 0U);
+	/* Cut short: the header now claims more than arrived. */
+	KUNIT_EXPECT_TRUE(test, cqn_msg_malformed(buf, 40, &claimed));
+	KUNIT_EXPECT_EQ(test, claimed, 64U);
+	hdr->len = cpu_to_be32(0xffffffff);
+	KUNIT_EXPECT_TRUE(test, cqn_msg_malformed(buf, 64, &claimed));
+	KUNIT_EXPECT_EQ(test, claimed, 0xffffffffU);
+	/* No magic, or too short for a header: another peer's data, not judged. */
+	buf[0] ^= 0x80;
+	KUNIT_EXPECT_FALSE(test, cqn_msg_malformed(buf, 64, &claimed));
+	KUNIT_EXPECT_FALSE(test, cqn_msg_malformed(cqn_msg_test_make(test, 31, 7), 31, &claimed));
+	KUNIT_EXPECT_FALSE(test, cqn_msg_malformed(cqn_msg_test_make(test, 1, 7), 1, &claimed));
+}
+
 static struct kunit_case cqn_msg_test_cases[] = {
 	KUNIT_CASE(cqn_msg_test_roundtrip),
 	KUNIT_CASE(cqn_msg_test_every_bit_flip),
@@ -121,6 +145,7 @@ static struct kunit_case cqn_msg_test_cases[] = {
 	KUNIT_CASE(cqn_msg_test_short_order),
 	KUNIT_CASE(cqn_msg_test_swapped),
 	KUNIT_CASE(cqn_msg_test_no_csum),
+	KUNIT_CASE(cqn_msg_test_malformed),
 	{}
 };
 

@@ -8,9 +8,10 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_parse.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+CQN_IMPORT_KUNIT_NS();
 
 /**
  * struct cqn_u32_case - one input to cqn_parse_u32() and what it must give

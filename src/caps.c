@@ -5,10 +5,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_caps.h"
 
 /**

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/math64.h>
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
@@ -37,6 +38,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 {
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
+	u64 gap = cfg->rate ? div_u64(NSEC_PER_SEC, cfg->rate) : 0;
 	u64 now = ktime_get_ns();
 	int ret;
 
@@ -47,13 +49,24 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		bool last;
 		u64 seq;
 
+		if (gap && now < conn->next_send_ns) {
+			/* Not due yet: the pace timer runs the pump then. */
+			if (!conn->pace_off)
+				hrtimer_start(&conn->pace_timer, ns_to_ktime(conn->next_send_ns),
+					      HRTIMER_MODE_ABS_SOFT);
+			break;
+		}
+
 		seq = conn->next_seq;
 		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+		if (seq < conn->resend_below)
+			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_resent);
 		cqn_msg_stamp(sb->data, conn->msg_size, seq, now, cfg->verify);
 		sb->len = conn->msg_size;
 		conn->send_ns[seq % conn->nsend] = now;
 		conn->next_seq++;
-		last = conn->outstanding + 1 >= window || !conn->nfree_send ||
+		/* A paced message is always the last of its burst. */
+		last = gap || conn->outstanding + 1 >= window || !conn->nfree_send ||
 		       !cqn_client_more(conn, now);
 		ret = cqn_conn_post_send(conn, sb->idx, sb->len, last);
 		if (ret) {
@@ -62,6 +75,9 @@ static int cqn_client_pump(struct cqn_conn *conn)
 			return ret;
 		}
 		conn->outstanding++;
+		/* No catching up in bursts after a stall: the rate is a ceiling. */
+		if (gap)
+			conn->next_send_ns = max(conn->next_send_ns, now) + gap;
 	}
 	return 0;
 }
@@ -92,14 +108,27 @@ static void cqn_client_finish(struct cqn_conn *conn)
  * cqn_client_start() - the connection is established: start sending
  * @conn: the connection
  *
+ * A run resumed after a reconnect starts from the first message whose echo
+ * the lost connection did not verify.
+ *
  * Context: rdma_cm event handler.
  */
 void cqn_client_start(struct cqn_conn *conn)
 {
+	struct cqn_endpoint *ep = conn->ep;
+	u64 resume, high;
 	bool finished;
 	int ret;
 
+	spin_lock_irq(&ep->state_lock);
+	resume = ep->resume_seq;
+	high = ep->resume_high;
+	spin_unlock_irq(&ep->state_lock);
+
 	spin_lock_bh(&conn->lock);
+	conn->next_seq = resume;
+	conn->expected_seq = resume;
+	conn->resend_below = high;
 	ret = cqn_client_pump(conn);
 	finished = !ret && cqn_client_over(conn, ktime_get_ns());
 	spin_unlock_bh(&conn->lock);
@@ -123,7 +152,7 @@ static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v
 	cqn_stat_inc(&conn->stats, CQN_STAT_msg_errors);
 	cqn_stat_inc(&conn->stats, kind[v]);
 	pr_err_ratelimited("%s: echo expected seq %llu: %s (seq %llu)\n",
-			   config_item_name(&conn->ep->group.cg_item), expected,
+			   conn->ep->name, expected,
 			   cqn_msg_verdict_name(v), seq);
 }
 
@@ -178,7 +207,8 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)
 		ret = cqn_client_pump(conn);
-	finished = !ret && cqn_client_over(conn, now);
+	/* A clock read after the pump's: it cannot see more to send than it did. */
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
 	spin_unlock_bh(&conn->lock);
 
 	if (ret)
@@ -217,4 +247,28 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
 	else if (finished)
 		cqn_client_finish(conn);
+}
+
+/**
+ * cqn_client_pace() - a paced message is due: run the pump
+ * @timer: the connection's pace timer
+ *
+ * Context: hrtimer softirq; does not sleep.
+ * Return: HRTIMER_NORESTART (the pump starts the timer again when needed).
+ */
+enum hrtimer_restart cqn_client_pace(struct hrtimer *timer)
+{
+	struct cqn_conn *conn = container_of(timer, struct cqn_conn, pace_timer);
+	bool finished;
+	int ret;
+
+	spin_lock_bh(&conn->lock);
+	ret = cqn_client_pump(conn);
+	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	spin_unlock_bh(&conn->lock);
+	if (ret)
+		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
+	else if (finished)
+		cqn_client_finish(conn);
+	return HRTIMER_NORESTART;
 }

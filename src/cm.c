@@ -58,7 +58,7 @@ static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
 		pr_err_ratelimited("%s: connection from %pISpc failed: %pe\n",
-				   config_item_name(&ep->group.cg_item),
+				   ep->name,
 				   &id->route.addr.dst_addr, conn);
 		goto reject;
 	}
@@ -78,7 +78,7 @@ static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id
 reject:
 	cqn_stat_inc(&ep->stats, CQN_STAT_conns_rejected);
 	pr_info_ratelimited("%s: rejected connection from %pISpc: %pe\n",
-			    config_item_name(&ep->group.cg_item),
+			    ep->name,
 			    &id->route.addr.dst_addr, ERR_PTR(ret));
 	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	/* Non-zero: the rdma_cm destroys the id. */
@@ -174,23 +174,23 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);
 		if (ret)
-			cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ret));
+			cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ret));
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		cqn_cm_client_resolved(ep, id);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		cqn_ep_fail(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_ep_client_lost(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		cqn_ep_fail(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove() stops the endpoint and frees the id. */
 		cqn_ep_fail(ep, "device %s removed", cqn_cm_devname(id));
 		break;
 	default:
-		pr_debug("%s: %s\n", config_item_name(&ep->group.cg_item),
+		pr_debug("%s: %s\n", ep->name,
 			 rdma_event_msg(ev->event));
 		break;
 	}

@@ -6,13 +6,25 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
+#include <linux/export.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_config.h"
+#include "cqn_service.h"
+
+const char *const cqn_ep_state_names[] = {
+	[CQN_EP_IDLE] = "idle",
+	[CQN_EP_CONNECTING] = "connecting",
+	[CQN_EP_RUNNING] = "running",
+	[CQN_EP_DONE] = "done",
+	[CQN_EP_ERROR] = "error",
+};
+
+static_assert(ARRAY_SIZE(cqn_ep_state_names) == CQN_EP_STATE_COUNT);
 
 const char *const cqn_role_names[] = {
 	[CQN_ROLE_SERVER] = "server",
@@ -28,6 +40,7 @@ const char *const cqn_cq_mode_names[] = {
 	[CQN_CQ_SOFTIRQ] = "softirq",
 	[CQN_CQ_WORKQUEUE] = "workqueue",
 };
+EXPORT_SYMBOL_GPL(cqn_cq_mode_names);
 
 static_assert(ARRAY_SIZE(cqn_cq_mode_names) == CQN_CQ_MODE_COUNT);
 
@@ -66,7 +79,7 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->iterations = 1000;
 	cfg->verify = true;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_config_defaults);
+EXPORT_SYMBOL_GPL(cqn_config_defaults);
 
 /**
  * cqn_config_buf_bytes() - registered buffer bytes one connection needs
@@ -92,7 +105,7 @@ bool cqn_cq_mode_is_core(u32 mode)
 {
 	return mode == CQN_CQ_SOFTIRQ || mode == CQN_CQ_WORKQUEUE;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_cq_mode_is_core);
+EXPORT_SYMBOL_GPL(cqn_cq_mode_is_core);
 
 /**
  * cqn_cq_mode_switch_check() - can a running CQ change from @from to @to?
@@ -115,7 +128,7 @@ int cqn_cq_mode_switch_check(u32 from, u32 to)
 		return -EBUSY;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_cq_mode_switch_check);
+EXPORT_SYMBOL_GPL(cqn_cq_mode_switch_check);
 
 /**
  * cqn_config_check() - the rules between attributes, checked at enable
@@ -171,4 +184,50 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 		why[0] = '\0';
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_config_check);
+EXPORT_SYMBOL_GPL(cqn_config_check);
+
+/**
+ * cqn_reconnect_delay_ms() - backoff before a reconnect attempt
+ * @attempt: 1 for the first attempt after a loss, 2 for the next ...
+ *
+ * Context: any.
+ * Return: CQN_RECONNECT_BASE_MS doubled for each attempt after the first,
+ * at most CQN_RECONNECT_MAX_MS.
+ */
+u32 cqn_reconnect_delay_ms(u32 attempt)
+{
+	u32 shift = attempt ? attempt - 1 : 0;
+
+	if (shift >= 16)
+		return CQN_RECONNECT_MAX_MS;
+	return min_t(u32, CQN_RECONNECT_BASE_MS << shift, CQN_RECONNECT_MAX_MS);
+}
+EXPORT_SYMBOL_GPL(cqn_reconnect_delay_ms);
+
+/**
+ * cqn_config_copy_live() - take the live-tunable attributes of @src
+ * @dst: the configuration a running endpoint reads (its handlers may read
+ *	it meanwhile: each field is written once)
+ * @src: the new configuration
+ *
+ * The live-tunable attributes are cq_mode, cq_count, cq_period,
+ * adaptive_moderation, cq_depth, poll_cpu, poll_window_max_us,
+ * solicited_only, watchdog_ms and max_events_per_ms; the others need the
+ * endpoint disabled.
+ *
+ * Context: any.
+ */
+void cqn_config_copy_live(struct cqn_config *dst, const struct cqn_config *src)
+{
+	WRITE_ONCE(dst->cq_mode, src->cq_mode);
+	WRITE_ONCE(dst->cq_count, src->cq_count);
+	WRITE_ONCE(dst->cq_period, src->cq_period);
+	WRITE_ONCE(dst->adaptive_moderation, src->adaptive_moderation);
+	WRITE_ONCE(dst->cq_depth, src->cq_depth);
+	WRITE_ONCE(dst->poll_cpu, src->poll_cpu);
+	WRITE_ONCE(dst->poll_window_max_us, src->poll_window_max_us);
+	WRITE_ONCE(dst->solicited_only, src->solicited_only);
+	WRITE_ONCE(dst->watchdog_ms, src->watchdog_ms);
+	WRITE_ONCE(dst->max_events_per_ms, src->max_events_per_ms);
+}
+EXPORT_SYMBOL_GPL(cqn_config_copy_live);

@@ -1,38 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * configfs: /sys/kernel/config/cqnotify/endpoints/<name>/, where
- * administrators create, configure, enable and watch endpoints.
+ * cqnotify_configfs.ko: /sys/kernel/config/cqnotify/endpoints/<name>/,
+ * where administrators create, configure, enable and watch endpoints.
+ *
+ * The directories and the configuration they hold live in this small
+ * module; the service (cqnotify.ko) registers itself here and runs what
+ * they say (include/cqn_service.h). configfs pins this module while a
+ * directory exists, not the service: "rmmod cqnotify" stops and detaches
+ * every endpoint, the directories stay with their configuration, and
+ * loading cqnotify again attaches them (idle).
  *
  * "enable" is the commit point: while it is 1, writes to the other
  * attributes fail with -EBUSY, except the live-tunable ones (cq_mode,
  * cq_count, cq_period, adaptive_moderation, cq_depth, poll_cpu,
  * poll_window_max_us, solicited_only, watchdog_ms, max_events_per_ms),
  * which are checked against the whole configuration and applied to every
- * connection at once. Every store
- * parses strictly and changes nothing when it fails.
+ * connection at once. Every store parses strictly and changes nothing when
+ * it fails.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "cqnotify: " fmt
 
 #include <linux/configfs.h>
 #include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
 
-#include "cqnotify.h"
+#include "cqn_config.h"
 #include "cqn_parse.h"
+#include "cqn_service.h"
 
-static inline struct cqn_endpoint *to_cqn_ep(struct config_item *item)
+/**
+ * struct cqn_ep_dir - an endpoint directory
+ * @group: the configfs group
+ * @node: on cqn_ep_dirs, protected by cqn_ep_dirs_lock
+ * @lock: serialises the directory's stores; protects @cfg and @enabled
+ * @cfg: the configuration
+ * @enabled: the "enable" attribute
+ * @ep: the service endpoint running it; NULL while the service is not
+ *	loaded. Set and cleared with cqn_service_sem held for writing, or by
+ *	mkdir and rmdir, which no attribute call of the directory overlaps
+ * @note: last_error while there is no service endpoint
+ */
+struct cqn_ep_dir {
+	struct config_group group;
+	struct list_head node;
+	/* the directory's stores, cfg and enabled */
+	struct mutex lock;
+	struct cqn_config cfg;
+	bool enabled;
+	struct cqn_endpoint *ep;
+	char note[CQN_ERR_LEN];
+};
+
+/*
+ * Held for reading around every call into the service, for writing while
+ * the service registers or unregisters: it protects cqn_service and the
+ * directories' ep pointers. Outside every other lock here.
+ */
+static DECLARE_RWSEM(cqn_service_sem);
+static const struct cqn_service_ops *cqn_service;
+/* protects cqn_ep_dirs; taken under cqn_service_sem */
+static DEFINE_MUTEX(cqn_ep_dirs_lock);
+static LIST_HEAD(cqn_ep_dirs);
+
+static const char cqn_not_loaded[] = "the cqnotify service module is not loaded";
+
+static inline struct cqn_ep_dir *to_cqn_ep_dir(struct config_item *item)
 {
-	return container_of(to_config_group(item), struct cqn_endpoint, group);
+	return container_of(to_config_group(item), struct cqn_ep_dir, group);
 }
 
-static const char *cqn_ep_name(struct cqn_endpoint *ep)
+static const char *cqn_dir_name(struct cqn_ep_dir *dir)
 {
-	return config_item_name(&ep->group.cg_item);
+	return config_item_name(&dir->group.cg_item);
 }
 
-static int cqn_ep_bad_value(struct cqn_endpoint *ep, const char *attr, int err,
-			    const char *expected)
+static int cqn_dir_bad_value(struct cqn_ep_dir *dir, const char *attr, int err,
+			     const char *expected)
 {
-	pr_info_ratelimited("%s: %s: %s value (expected %s)\n", cqn_ep_name(ep), attr,
+	pr_info_ratelimited("%s: %s: %s value (expected %s)\n", cqn_dir_name(dir), attr,
 			    err == -ERANGE ? "out-of-range" : "invalid", expected);
 	return err;
 }
@@ -53,61 +100,65 @@ static void cqn_ep_write_field(struct cqn_config *cfg, size_t offset, const void
  * Store a parsed value into the configuration. Idle: it is simply stored
  * (rules between attributes are checked at enable). Enabled: only a @live
  * attribute may change; the configuration it makes must pass the enable
- * rules and the mode-switch rule, and it is applied to every connection;
- * if that fails, the old value comes back everywhere.
+ * rules and the mode-switch rule, and the service applies it to every
+ * connection; if that fails, the old value comes back everywhere.
  */
-static ssize_t cqn_ep_commit(struct cqn_endpoint *ep, const char *attr, bool live,
-			     size_t offset, const void *v, size_t size, size_t count)
+static ssize_t cqn_dir_commit(struct cqn_ep_dir *dir, const char *attr, bool live,
+			      size_t offset, const void *v, size_t size, size_t count)
 {
 	struct cqn_config next;
 	char why[CQN_ERR_LEN], old[sizeof(u32)];
 	int ret = 0;
 
-	mutex_lock(&ep->lock);
-	if (!ep->enabled) {
-		cqn_ep_write_field(&ep->cfg, offset, v, size);
+	down_read(&cqn_service_sem);
+	mutex_lock(&dir->lock);
+	if (!dir->enabled) {
+		cqn_ep_write_field(&dir->cfg, offset, v, size);
 		goto out;
 	}
 	if (!live) {
-		pr_info_ratelimited("%s: %s cannot change while enabled\n", cqn_ep_name(ep), attr);
+		pr_info_ratelimited("%s: %s cannot change while enabled\n",
+				    cqn_dir_name(dir), attr);
 		ret = -EBUSY;
 		goto out;
 	}
-	next = ep->cfg;
+	next = dir->cfg;
 	cqn_ep_write_field(&next, offset, v, size);
 	ret = cqn_config_check(&next, why, sizeof(why));
 	if (ret) {
 		pr_info_ratelimited("%s: %s: refused while enabled: %s\n",
-				    cqn_ep_name(ep), attr, why);
+				    cqn_dir_name(dir), attr, why);
 		goto out;
 	}
-	ret = cqn_cq_mode_switch_check(ep->cfg.cq_mode, next.cq_mode);
+	ret = cqn_cq_mode_switch_check(dir->cfg.cq_mode, next.cq_mode);
 	if (ret) {
 		pr_info_ratelimited("%s: cq_mode %s -> %s needs new CQs: disable, change, enable\n",
-				    cqn_ep_name(ep), cqn_cq_mode_names[ep->cfg.cq_mode],
+				    cqn_dir_name(dir), cqn_cq_mode_names[dir->cfg.cq_mode],
 				    cqn_cq_mode_names[next.cq_mode]);
 		goto out;
 	}
-	memcpy(old, (char *)&ep->cfg + offset, size);
-	cqn_ep_write_field(&ep->cfg, offset, v, size);
-	ret = cqn_ep_retune(ep);
+	memcpy(old, (char *)&dir->cfg + offset, size);
+	cqn_ep_write_field(&dir->cfg, offset, v, size);
+	/* enabled implies a service endpoint: both end together */
+	ret = cqn_service->retune(dir->ep, &dir->cfg);
 	if (ret) {
 		pr_info_ratelimited("%s: %s: live change failed (%pe); the old value stays\n",
-				    cqn_ep_name(ep), attr, ERR_PTR(ret));
-		cqn_ep_write_field(&ep->cfg, offset, old, size);
-		if (cqn_ep_retune(ep))
+				    cqn_dir_name(dir), attr, ERR_PTR(ret));
+		cqn_ep_write_field(&dir->cfg, offset, old, size);
+		if (cqn_service->retune(dir->ep, &dir->cfg))
 			pr_warn_ratelimited("%s: %s: restoring the old value failed on some connection\n",
-					    cqn_ep_name(ep), attr);
+					    cqn_dir_name(dir), attr);
 	}
 out:
-	mutex_unlock(&ep->lock);
+	mutex_unlock(&dir->lock);
+	up_read(&cqn_service_sem);
 	return ret ?: count;
 }
 
 static ssize_t cqn_ep_store_u32(struct config_item *item, const char *attr, size_t offset,
 				const char *page, size_t count, u32 min, u32 max, bool live)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	char expected[32];
 	u32 v;
 	int ret;
@@ -115,43 +166,43 @@ static ssize_t cqn_ep_store_u32(struct config_item *item, const char *attr, size
 	ret = cqn_parse_u32(page, count, min, max, &v);
 	if (ret) {
 		snprintf(expected, sizeof(expected), "%u..%u", min, max);
-		return cqn_ep_bad_value(ep, attr, ret, expected);
+		return cqn_dir_bad_value(dir, attr, ret, expected);
 	}
-	return cqn_ep_commit(ep, attr, live, offset, &v, sizeof(v), count);
+	return cqn_dir_commit(dir, attr, live, offset, &v, sizeof(v), count);
 }
 
 static ssize_t cqn_ep_show_u32(struct config_item *item, size_t offset, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	u32 v;
 
-	mutex_lock(&ep->lock);
-	v = *(u32 *)((char *)&ep->cfg + offset);
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	v = *(u32 *)((char *)&dir->cfg + offset);
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%u\n", v);
 }
 
 static ssize_t cqn_ep_store_bool(struct config_item *item, const char *attr, size_t offset,
 				 const char *page, size_t count, bool live)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	bool v;
 	int ret;
 
 	ret = cqn_parse_bool(page, count, &v);
 	if (ret)
-		return cqn_ep_bad_value(ep, attr, ret, "0 or 1");
-	return cqn_ep_commit(ep, attr, live, offset, &v, sizeof(v), count);
+		return cqn_dir_bad_value(dir, attr, ret, "0 or 1");
+	return cqn_dir_commit(dir, attr, live, offset, &v, sizeof(v), count);
 }
 
 static ssize_t cqn_ep_show_bool(struct config_item *item, size_t offset, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	bool v;
 
-	mutex_lock(&ep->lock);
-	v = *(bool *)((char *)&ep->cfg + offset);
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	v = *(bool *)((char *)&dir->cfg + offset);
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%d\n", v);
 }
 
@@ -159,27 +210,27 @@ static ssize_t cqn_ep_store_choice(struct config_item *item, const char *attr, s
 				   const char *const *names, unsigned int n,
 				   const char *page, size_t count, bool live)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	unsigned int v;
 	u32 val;
 	int ret;
 
 	ret = cqn_parse_choice(page, count, names, n, &v);
 	if (ret)
-		return cqn_ep_bad_value(ep, attr, ret, "one of the documented names");
+		return cqn_dir_bad_value(dir, attr, ret, "one of the documented names");
 	val = v;
-	return cqn_ep_commit(ep, attr, live, offset, &val, sizeof(val), count);
+	return cqn_dir_commit(dir, attr, live, offset, &val, sizeof(val), count);
 }
 
 static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
 				  const char *const *names, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	u32 v;
 
-	mutex_lock(&ep->lock);
-	v = *(u32 *)((char *)&ep->cfg + offset);
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	v = *(u32 *)((char *)&dir->cfg + offset);
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%s\n", names[v]);
 }
 
@@ -270,21 +321,25 @@ CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX, false)
 CONFIGFS_ATTR(cqn_ep_, duration_ms);
 CQN_EP_BOOL_ATTR(verify, false)
 CONFIGFS_ATTR(cqn_ep_, verify);
+CQN_EP_U32_ATTR(rate, 0, CQN_RATE_MAX, false)
+CONFIGFS_ATTR(cqn_ep_, rate);
+CQN_EP_BOOL_ATTR(reconnect, false)
+CONFIGFS_ATTR(cqn_ep_, reconnect);
 
 static ssize_t cqn_ep_poll_cpu_show(struct config_item *item, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	s32 v;
 
-	mutex_lock(&ep->lock);
-	v = ep->cfg.poll_cpu;
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	v = dir->cfg.poll_cpu;
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%d\n", v);
 }
 
 static ssize_t cqn_ep_poll_cpu_store(struct config_item *item, const char *page, size_t count)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	char expected[48];
 	s32 v;
 	int ret;
@@ -294,107 +349,139 @@ static ssize_t cqn_ep_poll_cpu_store(struct config_item *item, const char *page,
 	if (!ret && v >= 0 && !cpu_online(v))
 		ret = -EINVAL;
 	if (ret)
-		return cqn_ep_bad_value(ep, "poll_cpu", ret, expected);
-	return cqn_ep_commit(ep, "poll_cpu", true, offsetof(struct cqn_config, poll_cpu),
+		return cqn_dir_bad_value(dir, "poll_cpu", ret, expected);
+	return cqn_dir_commit(dir, "poll_cpu", true, offsetof(struct cqn_config, poll_cpu),
 			     &v, sizeof(v), count);
 }
 CONFIGFS_ATTR(cqn_ep_, poll_cpu);
 
 static ssize_t cqn_ep_addr_show(struct config_item *item, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	char buf[64];
 
-	mutex_lock(&ep->lock);
-	cqn_format_addr(&ep->cfg.addr, buf, sizeof(buf));
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	cqn_format_addr(&dir->cfg.addr, buf, sizeof(buf));
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%s\n", buf);
 }
 
 static ssize_t cqn_ep_addr_store(struct config_item *item, const char *page, size_t count)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	struct sockaddr_storage ss;
 	int ret;
 
 	ret = cqn_parse_addr(page, count, &ss);
 	if (ret)
-		return cqn_ep_bad_value(ep, "addr", ret, "an IPv4 or IPv6 address");
-	mutex_lock(&ep->lock);
-	if (ep->enabled) {
-		pr_info_ratelimited("%s: addr cannot change while enabled\n", cqn_ep_name(ep));
+		return cqn_dir_bad_value(dir, "addr", ret, "an IPv4 or IPv6 address");
+	mutex_lock(&dir->lock);
+	if (dir->enabled) {
+		pr_info_ratelimited("%s: addr cannot change while enabled\n", cqn_dir_name(dir));
 		ret = -EBUSY;
 	} else {
-		ep->cfg.addr = ss;
+		dir->cfg.addr = ss;
 	}
-	mutex_unlock(&ep->lock);
+	mutex_unlock(&dir->lock);
 	return ret ?: count;
 }
 CONFIGFS_ATTR(cqn_ep_, addr);
 
 static ssize_t cqn_ep_enable_show(struct config_item *item, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	bool v;
 
-	mutex_lock(&ep->lock);
-	v = ep->enabled;
-	mutex_unlock(&ep->lock);
+	mutex_lock(&dir->lock);
+	v = dir->enabled;
+	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%d\n", v);
 }
 
 static ssize_t cqn_ep_enable_store(struct config_item *item, const char *page, size_t count)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	bool v;
 	int ret = 0;
 
 	ret = cqn_parse_bool(page, count, &v);
 	if (ret)
-		return cqn_ep_bad_value(ep, "enable", ret, "0 or 1");
-	mutex_lock(&ep->lock);
-	if (v) {
-		ret = cqn_ep_enable(ep);
-		if (ret == -EBUSY)
-			pr_info_ratelimited("%s: already enabled\n",
-					    config_item_name(&ep->group.cg_item));
-	} else if (ep->enabled) {
-		cqn_ep_disable(ep);
+		return cqn_dir_bad_value(dir, "enable", ret, "0 or 1");
+	down_read(&cqn_service_sem);
+	mutex_lock(&dir->lock);
+	if (v && dir->enabled) {
+		pr_info_ratelimited("%s: already enabled\n", cqn_dir_name(dir));
+		ret = -EBUSY;
+	} else if (v && !dir->ep) {
+		pr_info_ratelimited("%s: cannot enable: %s (modprobe cqnotify)\n",
+				    cqn_dir_name(dir), cqn_not_loaded);
+		ret = -ENODEV;
+	} else if (v) {
+		ret = cqn_service->enable(dir->ep, &dir->cfg);
+		dir->enabled = !ret;
+	} else if (dir->enabled) {
+		cqn_service->disable(dir->ep);
+		dir->enabled = false;
 	}
-	mutex_unlock(&ep->lock);
+	mutex_unlock(&dir->lock);
+	up_read(&cqn_service_sem);
 	return ret ?: count;
 }
 CONFIGFS_ATTR(cqn_ep_, enable);
 
 static ssize_t cqn_ep_state_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%s\n", cqn_ep_state_names[cqn_ep_state(to_cqn_ep(item))]);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+	u32 state = CQN_EP_IDLE;
+
+	down_read(&cqn_service_sem);
+	if (dir->ep)
+		state = cqn_service->state(dir->ep);
+	up_read(&cqn_service_sem);
+	return sysfs_emit(page, "%s\n", cqn_ep_state_names[min_t(u32, state, CQN_EP_ERROR)]);
 }
 CONFIGFS_ATTR_RO(cqn_ep_, state);
 
 static ssize_t cqn_ep_last_error_show(struct config_item *item, char *page)
 {
-	struct cqn_endpoint *ep = to_cqn_ep(item);
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	char buf[CQN_ERR_LEN];
 
-	spin_lock_irq(&ep->state_lock);
-	strscpy(buf, ep->last_error, sizeof(buf));
-	spin_unlock_irq(&ep->state_lock);
+	down_read(&cqn_service_sem);
+	if (dir->ep) {
+		cqn_service->last_error(dir->ep, buf, sizeof(buf));
+	} else {
+		mutex_lock(&dir->lock);
+		strscpy(buf, dir->note, sizeof(buf));
+		mutex_unlock(&dir->lock);
+	}
+	up_read(&cqn_service_sem);
 	return sysfs_emit(page, "%s\n", buf);
 }
 CONFIGFS_ATTR_RO(cqn_ep_, last_error);
 
 static ssize_t cqn_ep_cq_depth_actual_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%d\n", READ_ONCE(to_cqn_ep(item)->cq_depth_actual));
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+	int v = 0;
+
+	down_read(&cqn_service_sem);
+	if (dir->ep)
+		v = cqn_service->cq_depth_actual(dir->ep);
+	up_read(&cqn_service_sem);
+	return sysfs_emit(page, "%d\n", v);
 }
 CONFIGFS_ATTR_RO(cqn_ep_, cq_depth_actual);
 
 static ssize_t cqn_ep_moderation_effective_show(struct config_item *item, char *page)
 {
-	char buf[80];
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+	char buf[80] = "off";
 
-	cqn_ep_moderation_show(to_cqn_ep(item), buf, sizeof(buf));
+	down_read(&cqn_service_sem);
+	if (dir->ep)
+		cqn_service->moderation_show(dir->ep, buf, sizeof(buf));
+	up_read(&cqn_service_sem);
 	return sysfs_emit(page, "%s\n", buf);
 }
 CONFIGFS_ATTR_RO(cqn_ep_, moderation_effective);
@@ -424,6 +511,8 @@ static struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_iterations,
 	&cqn_ep_attr_duration_ms,
 	&cqn_ep_attr_verify,
+	&cqn_ep_attr_rate,
+	&cqn_ep_attr_reconnect,
 	&cqn_ep_attr_enable,
 	&cqn_ep_attr_state,
 	&cqn_ep_attr_last_error,
@@ -432,7 +521,10 @@ static struct configfs_attribute *cqn_ep_attrs[] = {
 
 static void cqn_ep_release(struct config_item *item)
 {
-	cqn_ep_destroy(to_cqn_ep(item));
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+
+	mutex_destroy(&dir->lock);
+	kfree(dir);
 }
 
 static struct configfs_item_operations cqn_ep_item_ops = {
@@ -445,22 +537,77 @@ static const struct config_item_type cqn_ep_type = {
 	.ct_owner = THIS_MODULE,
 };
 
-static struct config_group *cqn_endpoints_make_group(struct config_group *group,
-						     const char *name)
+/* Give @dir a service endpoint; cqn_service_sem held, the service registered. */
+static int cqn_dir_attach(struct cqn_ep_dir *dir)
 {
 	struct cqn_endpoint *ep;
 
-	ep = cqn_ep_create(name);
+	ep = cqn_service->attach(cqn_dir_name(dir));
 	if (IS_ERR(ep))
-		return ERR_CAST(ep);
-	config_group_init_type_name(&ep->group, name, &cqn_ep_type);
-	cqn_ep_register(ep);
-	return &ep->group;
+		return PTR_ERR(ep);
+	dir->ep = ep;
+	dir->note[0] = '\0';
+	return 0;
+}
+
+/*
+ * Stop and free @dir's service endpoint; last_error then says @why if it
+ * was enabled, that the service is not loaded if not.
+ */
+static void cqn_dir_detach(struct cqn_ep_dir *dir, const char *why)
+{
+	mutex_lock(&dir->lock);
+	if (dir->ep) {
+		if (dir->enabled)
+			cqn_service->disable(dir->ep);
+		cqn_service->detach(dir->ep);
+		dir->ep = NULL;
+	}
+	strscpy(dir->note, dir->enabled ? why : cqn_not_loaded, sizeof(dir->note));
+	dir->enabled = false;
+	mutex_unlock(&dir->lock);
+}
+
+static struct config_group *cqn_endpoints_make_group(struct config_group *group,
+						     const char *name)
+{
+	struct cqn_ep_dir *dir;
+	int ret = 0;
+
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&dir->lock);
+	cqn_config_defaults(&dir->cfg);
+	strscpy(dir->note, cqn_not_loaded, sizeof(dir->note));
+	config_group_init_type_name(&dir->group, name, &cqn_ep_type);
+
+	down_read(&cqn_service_sem);
+	if (cqn_service)
+		ret = cqn_dir_attach(dir);
+	if (!ret) {
+		mutex_lock(&cqn_ep_dirs_lock);
+		list_add_tail(&dir->node, &cqn_ep_dirs);
+		mutex_unlock(&cqn_ep_dirs_lock);
+	}
+	up_read(&cqn_service_sem);
+	if (ret) {
+		config_item_put(&dir->group.cg_item);
+		return ERR_PTR(ret);
+	}
+	return &dir->group;
 }
 
 static void cqn_endpoints_drop_item(struct config_group *group, struct config_item *item)
 {
-	cqn_ep_unregister(to_cqn_ep(item));
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+
+	down_read(&cqn_service_sem);
+	mutex_lock(&cqn_ep_dirs_lock);
+	list_del(&dir->node);
+	mutex_unlock(&cqn_ep_dirs_lock);
+	cqn_dir_detach(dir, "removed");
+	up_read(&cqn_service_sem);
 	config_item_put(item);
 }
 
@@ -483,19 +630,72 @@ static const struct config_item_type cqn_subsys_type = {
 static struct configfs_subsystem cqn_subsys = {
 	.su_group = {
 		.cg_item = {
-			.ci_namebuf = KBUILD_MODNAME,
+			.ci_namebuf = "cqnotify",
 			.ci_type = &cqn_subsys_type,
 		},
 	},
 };
 
 /**
- * cqn_configfs_init() - register the configfs subsystem
+ * cqn_configfs_register_service() - the service arrives: every directory
+ * gets a service endpoint, idle
+ * @ops: the service's operations; they stay valid until
+ *	cqn_configfs_unregister_service()
  *
- * Context: process context.
- * Return: 0 or -errno.
+ * A directory whose endpoint cannot be created stays without one (enable
+ * then fails with -ENODEV); the others are attached.
+ *
+ * Context: process context (the service's module init).
+ * Return: 0, or -EBUSY if a service is already registered.
  */
-int cqn_configfs_init(void)
+int cqn_configfs_register_service(const struct cqn_service_ops *ops)
+{
+	struct cqn_ep_dir *dir;
+	int ret;
+
+	down_write(&cqn_service_sem);
+	if (cqn_service) {
+		up_write(&cqn_service_sem);
+		return -EBUSY;
+	}
+	cqn_service = ops;
+	mutex_lock(&cqn_ep_dirs_lock);
+	list_for_each_entry(dir, &cqn_ep_dirs, node) {
+		ret = cqn_dir_attach(dir);
+		if (ret)
+			pr_err("%s: cannot attach the endpoint: %pe\n", cqn_dir_name(dir),
+			       ERR_PTR(ret));
+	}
+	mutex_unlock(&cqn_ep_dirs_lock);
+	up_write(&cqn_service_sem);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(cqn_configfs_register_service);
+
+/**
+ * cqn_configfs_unregister_service() - the service leaves: every endpoint
+ * is stopped (connections drained and destroyed) and detached
+ *
+ * The directories stay, idle, with their configuration; an endpoint that
+ * was enabled says why in last_error.
+ *
+ * Context: process context (the service's module exit).
+ */
+void cqn_configfs_unregister_service(void)
+{
+	struct cqn_ep_dir *dir;
+
+	down_write(&cqn_service_sem);
+	mutex_lock(&cqn_ep_dirs_lock);
+	list_for_each_entry(dir, &cqn_ep_dirs, node)
+		cqn_dir_detach(dir, "stopped: the cqnotify service module was unloaded");
+	mutex_unlock(&cqn_ep_dirs_lock);
+	cqn_service = NULL;
+	up_write(&cqn_service_sem);
+}
+EXPORT_SYMBOL_GPL(cqn_configfs_unregister_service);
+
+static int __init cqn_configfs_init(void)
 {
 	int ret;
 
@@ -512,15 +712,16 @@ int cqn_configfs_init(void)
 	return ret;
 }
 
-/**
- * cqn_configfs_exit() - unregister the configfs subsystem
- *
- * configfs holds a module reference for every endpoint directory, so no
- * endpoint is left when this runs.
- *
- * Context: process context.
- */
-void cqn_configfs_exit(void)
+/* configfs holds a reference on this module for every directory: none is left. */
+static void __exit cqn_configfs_exit(void)
 {
 	configfs_unregister_subsystem(&cqn_subsys);
 }
+
+module_init(cqn_configfs_init);
+module_exit(cqn_configfs_exit);
+
+MODULE_DESCRIPTION("cqnotify configfs front end: the endpoint directories and their configuration");
+MODULE_AUTHOR("The cqnotify developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(CQN_VERSION);

@@ -137,26 +137,33 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * @conn: the connection
  * @wc: the completion
  *
- * Success goes on; a flush (teardown) is counted quietly, and so is any
- * error status once the connection is closing (siw completes the work
- * request in progress at disconnect with "local QP operation error"
- * rather than a flush); any other status is counted, logged (ratelimited)
- * and closes the connection.
+ * Every completion is counted in wr_completed (with wr_posted, the proof
+ * that each work request completes exactly once). Success goes on; a flush
+ * during teardown is counted quietly, and so is any error status once the
+ * connection is closing (siw completes the work request in progress at
+ * disconnect with "local QP operation error" rather than a flush); a flush
+ * on a live connection means its QP went to the error state, which closes
+ * it; any other status is counted, logged (ratelimited) and closes the
+ * connection.
  *
  * Context: completion processing; does not sleep.
  * Return: true if @wc succeeded.
  */
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 {
+	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
 	if (wc->status == IB_WC_WR_FLUSH_ERR || READ_ONCE(conn->dead)) {
 		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
+		if (!READ_ONCE(conn->dead))
+			cqn_conn_close(conn, "wc status: %s (QP in error state)",
+				       ib_wc_status_msg(wc->status));
 		return false;
 	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	pr_err_ratelimited("%s: connection %u (%s): %s completion failed: %s (vendor 0x%x)\n",
-			   config_item_name(&conn->ep->group.cg_item), conn->id, conn->peer,
+			   conn->ep->name, conn->id, conn->peer,
 			   wc->opcode & IB_WC_RECV ? "receive" : "send",
 			   ib_wc_status_msg(wc->status), wc->vendor_err);
 	cqn_conn_close(conn, "wc status: %s", ib_wc_status_msg(wc->status));
@@ -338,6 +345,8 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	conn->dead = true;
 	conn->owns_id = server;
 	spin_lock_init(&conn->lock);
+	cqn_hrtimer_setup(&conn->pace_timer, cqn_client_pace, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_ABS_SOFT);
 	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
 
 	ret = cqn_stats_create(&conn->stats);
@@ -362,7 +371,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
 	spin_unlock_irq(&ep->state_lock);
-	snprintf(name, sizeof(name), "%s.%u", config_item_name(&ep->group.cg_item), conn->id);
+	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
 	conn->cq_depth = READ_ONCE(cfg->cq_depth);
 	/*
 	 * Fault injection bypasses the sizing rule for this one connection;
@@ -455,11 +464,11 @@ static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
 	ret = swr ? ib_post_send(conn->qp, swr, NULL) : ib_post_recv(conn->qp, rwr, NULL);
 	if (ret)
 		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
-				    config_item_name(&conn->ep->group.cg_item), conn->id,
+				    conn->ep->name, conn->id,
 				    swr ? "send" : "receive", ERR_PTR(ret));
 	else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_LOSSY_DRAIN_MS)))
 		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
-				    config_item_name(&conn->ep->group.cg_item), conn->id,
+				    conn->ep->name, conn->id,
 				    swr ? "send" : "receive");
 }
 
@@ -487,7 +496,7 @@ static void cqn_conn_drain_lossy(struct cqn_conn *conn)
 	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	if (ret) {
 		pr_warn_ratelimited("%s: connection %u: moving the QP to error failed: %pe\n",
-				    config_item_name(&conn->ep->group.cg_item), conn->id,
+				    conn->ep->name, conn->id,
 				    ERR_PTR(ret));
 		return;
 	}
@@ -515,7 +524,7 @@ static void cqn_conn_count_lost(struct cqn_conn *conn)
 		return;
 	cqn_stat_add(&conn->stats, CQN_STAT_wc_lost, sends + recvs);
 	pr_warn_ratelimited("%s: connection %u: %u work requests never completed (%u sends, %u receives)\n",
-			    config_item_name(&conn->ep->group.cg_item), conn->id, sends + recvs,
+			    conn->ep->name, conn->id, sends + recvs,
 			    sends, recvs);
 }
 
@@ -538,6 +547,11 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	struct cqn_endpoint *ep = conn->ep;
 	unsigned long flags;
 
+	/* No send is paced any more: completions may still run the pump. */
+	spin_lock_bh(&conn->lock);
+	conn->pace_off = true;
+	spin_unlock_bh(&conn->lock);
+	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	/* An undersized CQ (fault injection) can overflow during the drain. */
@@ -560,6 +574,11 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	spin_lock_irqsave(&ep->state_lock, flags);
 	cqn_stats_add_to(&conn->stats, &ep->retired);
 	ep->retired.cnt[CQN_STAT_conns_closed]++;
+	/* Drained: no echo can arrive any more. A reconnect resumes here. */
+	if (ep->cfg.role == CQN_ROLE_CLIENT && conn->established) {
+		ep->resume_seq = conn->expected_seq;
+		ep->resume_high = max(ep->resume_high, conn->next_seq);
+	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 
 	kfree(conn->send_ns);
@@ -596,7 +615,7 @@ int cqn_conn_publish(struct cqn_conn *conn)
 	spin_unlock_irq(&ep->state_lock);
 	if (!ret && cqn_conn_retune(conn))
 		pr_warn_ratelimited("%s: connection %u keeps its CQ settings: a live change did not apply\n",
-				    config_item_name(&ep->group.cg_item), conn->id);
+				    ep->name, conn->id);
 	mutex_unlock(&ep->tune_lock);
 	return ret;
 }
@@ -644,10 +663,25 @@ int cqn_conn_retune(struct cqn_conn *conn)
 }
 
 /**
+ * cqn_conn_fault_qp_error() - fault injection: move the QP to the error state
+ * @conn: the connection
+ *
+ * Context: process context, ep->tune_lock held.
+ * Return: 0 or -errno from ib_modify_qp().
+ */
+int cqn_conn_fault_qp_error(struct cqn_conn *conn)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	lockdep_assert_held(&conn->ep->tune_lock);
+	return ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+}
+
+/**
  * cqn_conn_close() - mark a connection for teardown by the endpoint's reaper
  * @conn: the connection
- * @fmt: why, or NULL for a normal close; for a client an error reason puts
- *	the endpoint in the error state with that reason as last_error
+ * @fmt: why, or NULL for a normal close; for a client an error reason
+ *	goes to cqn_ep_client_lost() (error state, or a reconnect)
  * @...: arguments for @fmt
  *
  * Idempotent: the first call wins, later ones do nothing.
@@ -661,21 +695,23 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
 	bool first = false;
 	va_list args;
 
+	char why[CQN_ERR_LEN];
+
 	spin_lock_irqsave(&ep->state_lock, flags);
 	if (!conn->dead) {
 		conn->dead = true;
 		first = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
-		if (fmt && ep->cfg.role == CQN_ROLE_CLIENT && ep->state != CQN_EP_ERROR) {
-			va_start(args, fmt);
-			vsnprintf(ep->last_error, sizeof(ep->last_error), fmt, args);
-			va_end(args);
-			ep->state = CQN_EP_ERROR;
-			ep->run_end_ns = ktime_get_ns();
-		}
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
-	if (first)
-		cqn_ep_queue_reap(ep);
+	if (!first)
+		return;
+	if (fmt && ep->cfg.role == CQN_ROLE_CLIENT) {
+		va_start(args, fmt);
+		vsnprintf(why, sizeof(why), fmt, args);
+		va_end(args);
+		cqn_ep_client_lost(ep, "%s", why);
+	}
+	cqn_ep_queue_reap(ep);
 }

@@ -126,28 +126,32 @@
  * when it clamps): ``moderation_effective`` reads ``hw count=.. period=..``.
  *
  * Where it does not (rxe and siw return -EOPNOTSUPP), the engine moderates
- * in software, in event and adaptive modes: the comp_handler takes the
- * completions from the CQ into a staging ring (under the engine's lock, so
- * their order is kept), re-arms the CQ so that further completions raise
- * further events, and wakes the consumer only when ``cq_count`` of them
- * are staged; otherwise an hrtimer started by the first staged completion
- * wakes it when ``cq_period`` has passed. A lone completion therefore
- * waits at most ``cq_period`` and is never stranded. ``moderation_effective``
- * reads ``sw count=.. period=..``; timer wakeups are ``sw_moder_timer_fires``.
+ * in software, in event and adaptive modes, the way a device moderates its
+ * interrupts: the comp_handler takes the completions from the CQ into a
+ * staging ring (under the engine's lock, so their order is kept) and wakes
+ * the consumer at once if ``cq_count`` of them are staged. Otherwise it
+ * holds them and leaves the CQ unarmed, so further completions raise no
+ * event; an hrtimer looks at the CQ again every quarter period (at least
+ * 20 us apart), staging what arrived, and wakes the consumer when the
+ * count is reached or ``cq_period`` has passed since the first staged
+ * completion. Only then, with nothing held, is the CQ armed again. A lone
+ * completion therefore waits at most ``cq_period`` and is never stranded.
+ * ``moderation_effective`` reads ``sw count=.. period=..``; wakeups made
+ * because the period ran out are ``sw_moder_timer_fires``.
  * cq_count 1 (or both 0) is off; a count without a period gets 100 us.
  * Poll mode never waits for events, and the core's modes own their
  * handler, so software moderation is off in them.
  *
- * What it costs and buys: it cuts the consumer's wakeups (``cq_wakeups``:
- * a scheduled work item and the handlers' cache misses each), not the
- * provider's events. To count pending completions it must hear of each,
- * so while it holds completions the CQ stays armed and every further
- * completion raises an event (``cq_events`` can rise), and a closed-loop
- * workload whose window holds fewer than ``cq_count`` completions waits
- * the full period on every round. On rxe a window of messages completes in
- * one burst of the provider's tasklets, so unmoderated wakeups already take
- * whole windows and there is little left to gain; on hardware, where each
- * completion can interrupt, the same setting saves interrupts and wakeups.
+ * What it costs and buys: fewer events (``cq_events``: interrupts on
+ * hardware, tasklet callbacks on rxe) and fewer consumer wakeups
+ * (``cq_wakeups``: a scheduled work item and the handlers' cache misses
+ * each) when completions trickle in, as with paced traffic (the client's
+ * ``rate``), for a few timer looks and up to ``cq_period`` of added
+ * latency. A closed-loop workload whose window holds fewer than
+ * ``cq_count`` completions waits the full period on every round. On rxe a
+ * closed window of messages completes in one burst of the provider's
+ * tasklets, so unmoderated wakeups already take whole windows there and
+ * moderation gains nothing; paced traffic shows what it does.
  */
 
 static const char *const cqn_moder_kind_names[] = {
@@ -255,36 +259,43 @@ static void cqn_cq_stage(struct cqn_cq *c, u64 now)
 }
 
 /*
- * Software moderation: stage what the CQ holds and wake the consumer now,
- * or start the period timer and arm the CQ to hear about more.
- * Context: the comp_handler's (atomic) or the work item's.
+ * Software moderation: stage what the CQ holds and wake the consumer now;
+ * or hold it, with the CQ unarmed, and look again with the timer (at most
+ * a quarter period later); or, when nothing is held, arm the CQ. Returns
+ * true when it woke the consumer for the period (not for the count).
+ * Context: the comp_handler's (atomic), the timer's (softirq) or the work
+ * item's.
  */
-static void cqn_cq_sw_intake(struct cqn_cq *c)
+static bool cqn_cq_sw_intake(struct cqn_cq *c)
 {
 	enum cqn_sw_moder_action act;
 	unsigned long flags;
-	u64 now, deadline = 0;
-	bool start_timer;
+	u64 now, deadline = 0, next = 0;
+	bool by_period;
 
 	for (;;) {
 		spin_lock_irqsave(&c->lock, flags);
 		now = ktime_get_ns();
 		cqn_cq_stage(c, now);
 		act = cqn_sw_moder_decide(&c->moder, c->stage_n, c->stage_first_ns, now, &deadline);
-		start_timer = act == CQN_SWM_WAIT && !c->timer_armed;
-		if (start_timer)
+		by_period = act == CQN_SWM_DISPATCH && c->stage_n < c->moder.count &&
+			    c->stage_n < CQN_SW_MODER_MAX_COUNT;
+		if (act == CQN_SWM_WAIT) {
+			next = cqn_sw_moder_next_check(&c->moder, now, deadline);
 			c->timer_armed = true;
+		}
 		spin_unlock_irqrestore(&c->lock, flags);
 
 		if (act == CQN_SWM_DISPATCH) {
 			queue_work(cqn_wq, &c->work);
-			return;
+			return by_period;
 		}
-		if (start_timer)
-			hrtimer_start(&c->timer, ns_to_ktime(deadline - now),
-				      HRTIMER_MODE_REL_SOFT);
+		if (act == CQN_SWM_WAIT) {
+			hrtimer_start(&c->timer, ns_to_ktime(next - now), HRTIMER_MODE_REL_SOFT);
+			return false;
+		}
 		if (cqn_cq_arm(c) <= 0)
-			return;
+			return false;
 	}
 }
 
@@ -293,16 +304,14 @@ static enum hrtimer_restart cqn_cq_timer_fn(struct hrtimer *t)
 {
 	struct cqn_cq *c = container_of(t, struct cqn_cq, timer);
 	unsigned long flags;
-	u32 pending;
 
 	spin_lock_irqsave(&c->lock, flags);
 	c->timer_armed = false;
-	pending = c->stage_n;
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (pending && !READ_ONCE(c->stopping) && !READ_ONCE(c->paused)) {
+	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
+		return HRTIMER_NORESTART;
+	if (cqn_cq_sw_intake(c))
 		cqn_stat_inc(c->stats, CQN_STAT_sw_moder_timer_fires);
-		queue_work(cqn_wq, &c->work);
-	}
 	return HRTIMER_NORESTART;
 }
 
@@ -726,10 +735,9 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 	cqn_cq_set_tuning(c, cfg);
 	spin_lock_init(&c->lock);
 	INIT_WORK(&c->work, cqn_cq_work);
-	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	c->timer.function = cqn_cq_timer_fn;
-	hrtimer_init(&c->fb_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	c->fb_timer.function = cqn_cq_fb_timer_fn;
+	cqn_hrtimer_setup(&c->timer, cqn_cq_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	cqn_hrtimer_setup(&c->fb_timer, cqn_cq_fb_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_SOFT);
 	INIT_DELAYED_WORK(&c->watchdog, cqn_cq_watchdog_fn);
 	atomic_set(&c->drop_events, 0);
 

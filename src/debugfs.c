@@ -94,31 +94,7 @@ static int cqn_ep_cq_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
 
-static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-	char buf[8];
-	bool v;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	if (cqn_parse_bool(buf, count, &v) || !v)
-		return -EINVAL;
-	cqn_ep_stats_reset(ep);
-	return count;
-}
-
-static const struct file_operations cqn_ep_reset_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = cqn_ep_reset_write,
-	.llseek = noop_llseek,
-};
-
-/* A fault knob's value from user space: a number in @min..@max. */
+/* A control file's value from user space: a number in @min..@max. */
 static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u32 max,
 			       u32 *v)
 {
@@ -130,6 +106,26 @@ static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u
 		return -EFAULT;
 	return cqn_parse_u32(buf, count, min, max, v) ? -EINVAL : 0;
 }
+
+static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	u32 v;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
+	if (ret)
+		return ret;
+	cqn_ep_stats_reset(file->private_data);
+	return count;
+}
+
+static const struct file_operations cqn_ep_reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_reset_write,
+	.llseek = noop_llseek,
+};
 
 /* A fault knob's value for user space. */
 static ssize_t cqn_debugfs_put_u32(char __user *ubuf, size_t count, loff_t *ppos, u32 v)
@@ -158,6 +154,26 @@ static const struct file_operations cqn_ep_fault_drop_events_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = cqn_ep_fault_drop_events_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t cqn_ep_fault_qp_error_write(struct file *file, const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	u32 v;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
+	if (ret)
+		return ret;
+	ret = cqn_ep_fault_qp_error(file->private_data);
+	return ret < 0 ? ret : count;
+}
+
+static const struct file_operations cqn_ep_fault_qp_error_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_fault_qp_error_write,
 	.llseek = noop_llseek,
 };
 
@@ -284,7 +300,7 @@ DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
  */
 void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 {
-	ep->dbg_dir = debugfs_create_dir(config_item_name(&ep->group.cg_item),
+	ep->dbg_dir = debugfs_create_dir(ep->name,
 					 cqn_debugfs_root);
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
@@ -292,6 +308,8 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
 	debugfs_create_file("fault_drop_events", 0200, ep->dbg_dir, ep,
 			    &cqn_ep_fault_drop_events_fops);
+	debugfs_create_file("fault_qp_error", 0200, ep->dbg_dir, ep,
+			    &cqn_ep_fault_qp_error_fops);
 	debugfs_create_file("fault_cq_undersize", 0600, ep->dbg_dir, ep,
 			    &cqn_ep_fault_cq_undersize_fops);
 	debugfs_create_file("fault_stop_replenish", 0600, ep->dbg_dir, ep,

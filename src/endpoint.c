@@ -31,19 +31,6 @@ MODULE_PARM_DESC(unbound_wq,
 static DEFINE_MUTEX(cqn_endpoints_lock);
 static LIST_HEAD(cqn_endpoints);
 
-const char *const cqn_ep_state_names[] = {
-	[CQN_EP_IDLE] = "idle",
-	[CQN_EP_CONNECTING] = "connecting",
-	[CQN_EP_RUNNING] = "running",
-	[CQN_EP_DONE] = "done",
-	[CQN_EP_ERROR] = "error",
-};
-
-static const char *cqn_ep_name(struct cqn_endpoint *ep)
-{
-	return config_item_name(&ep->group.cg_item);
-}
-
 /**
  * cqn_ep_fail() - put an endpoint in the error state with a reason
  * @ep: the endpoint
@@ -75,7 +62,7 @@ void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...)
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 	if (first)
-		pr_err_ratelimited("%s: %s\n", cqn_ep_name(ep), why);
+		pr_err_ratelimited("%s: %s\n", ep->name, why);
 }
 
 /**
@@ -93,8 +80,11 @@ void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state)
 
 	spin_lock_irqsave(&ep->state_lock, flags);
 	if (ep->state != CQN_EP_ERROR) {
-		if (state == CQN_EP_RUNNING)
+		/* A resumed run keeps its start; a connection resets the attempts. */
+		if (state == CQN_EP_RUNNING && !ep->run_start_ns)
 			WRITE_ONCE(ep->run_start_ns, ktime_get_ns());
+		if (state == CQN_EP_RUNNING)
+			ep->reconnect_attempt = 0;
 		if (state == CQN_EP_DONE)
 			ep->run_end_ns = ktime_get_ns();
 		ep->state = state;
@@ -179,6 +169,36 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
 	spin_unlock_irq(&ep->state_lock);
 }
 
+/*
+ * Call @fn on every live connection, outside every spinlock, and stop at
+ * the first error. The connections stay allocated meanwhile: the reaper
+ * needs ep->tune_lock to take one away.
+ */
+static int cqn_ep_apply_to_conns(int (*fn)(struct cqn_conn *conn),
+				 struct cqn_endpoint *ep)
+{
+	struct cqn_conn **conns, *conn;
+	u32 n = 0, i, max = READ_ONCE(ep->cfg.max_conns);
+	int ret = 0;
+
+	conns = kcalloc(max, sizeof(*conns), GFP_KERNEL);
+	if (!conns)
+		return -ENOMEM;
+	mutex_lock(&ep->tune_lock);
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node) {
+		if (n == max)
+			break;
+		conns[n++] = conn;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	for (i = 0; i < n && !ret; i++)
+		ret = fn(conns[i]);
+	mutex_unlock(&ep->tune_lock);
+	kfree(conns);
+	return ret ?: n;
+}
+
 /**
  * cqn_ep_retune() - apply the live-tunable attributes to every connection
  * @ep: the endpoint, ep->lock held, enabled
@@ -191,28 +211,27 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
  */
 int cqn_ep_retune(struct cqn_endpoint *ep)
 {
-	struct cqn_conn **conns, *conn;
-	u32 n = 0, i, max = ep->cfg.max_conns;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&ep->lock);
-	conns = kcalloc(max, sizeof(*conns), GFP_KERNEL);
-	if (!conns)
-		return -ENOMEM;
-	/* Connections stay allocated while tune_lock keeps the reaper out. */
-	mutex_lock(&ep->tune_lock);
-	spin_lock_irq(&ep->state_lock);
-	list_for_each_entry(conn, &ep->conns, node) {
-		if (n == max)
-			break;
-		conns[n++] = conn;
-	}
-	spin_unlock_irq(&ep->state_lock);
-	for (i = 0; i < n && !ret; i++)
-		ret = cqn_conn_retune(conns[i]);
-	mutex_unlock(&ep->tune_lock);
-	kfree(conns);
-	return ret;
+	ret = cqn_ep_apply_to_conns(cqn_conn_retune, ep);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * cqn_ep_fault_qp_error() - fault injection: move the QP of every live
+ * connection to the error state
+ * @ep: the endpoint
+ *
+ * Every work request outstanding on them completes with a flush; the
+ * connections close (a client with reconnect=1 connects again).
+ *
+ * Context: process context.
+ * Return: the number of connections hit, or -errno.
+ */
+int cqn_ep_fault_qp_error(struct cqn_endpoint *ep)
+{
+	return cqn_ep_apply_to_conns(cqn_conn_fault_qp_error, ep);
 }
 
 /**
@@ -257,6 +276,95 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
 	list_for_each_entry(conn, &ep->conns, node)
 		cqn_cq_fault_drop_events(&conn->cq, n);
 	spin_unlock_irq(&ep->state_lock);
+}
+
+/**
+ * cqn_ep_client_lost() - a client lost its connection, or could not make one
+ * @ep: the client endpoint
+ * @fmt: why (shown in last_error)
+ * @...: arguments for @fmt
+ *
+ * With reconnect=1 and attempts left, the endpoint goes back to
+ * "connecting" and connects again after a backoff
+ * (cqn_reconnect_delay_ms()), resuming the workload from the first message
+ * not yet echoed; otherwise it fails with @fmt as the reason.
+ *
+ * Context: any.
+ */
+void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...)
+{
+	char why[CQN_ERR_LEN];
+	unsigned long flags;
+	u32 attempt = 0;
+	bool retry = false;
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(why, sizeof(why), fmt, args);
+	va_end(args);
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	if (ep->state == CQN_EP_ERROR || ep->reconnect_pending) {
+		spin_unlock_irqrestore(&ep->state_lock, flags);
+		return;
+	}
+	if (READ_ONCE(ep->cfg.reconnect) && ep->accepting &&
+	    ep->reconnect_attempt < CQN_RECONNECT_ATTEMPTS) {
+		attempt = ++ep->reconnect_attempt;
+		ep->reconnect_pending = true;
+		ep->state = CQN_EP_CONNECTING;
+		strscpy(ep->last_error, why, sizeof(ep->last_error));
+		queue_delayed_work(cqn_reap_wq, &ep->reconnect_work,
+				   msecs_to_jiffies(cqn_reconnect_delay_ms(attempt)));
+		cqn_stat_inc(&ep->stats, CQN_STAT_reconnects);
+		retry = true;
+	} else {
+		attempt = ep->reconnect_attempt;
+	}
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+
+	if (retry)
+		pr_info_ratelimited("%s: %s; reconnecting in %u ms (attempt %u of %u)\n",
+				    ep->name, why, cqn_reconnect_delay_ms(attempt), attempt,
+				    CQN_RECONNECT_ATTEMPTS);
+	else if (attempt)
+		cqn_ep_fail(ep, "%s (gave up after %u reconnect attempts)", why, attempt);
+	else
+		cqn_ep_fail(ep, "%s", why);
+}
+
+/*
+ * Connect again after a loss. enable, disable and live changes hold
+ * ep->lock, and disable cancels this work while holding it: so it only
+ * tries the lock, and comes back shortly while the endpoint still runs.
+ */
+static void cqn_ep_reconnect_work(struct work_struct *work)
+{
+	struct cqn_endpoint *ep = container_of(to_delayed_work(work), struct cqn_endpoint,
+					       reconnect_work);
+	struct rdma_cm_id *old;
+	bool go;
+
+	if (!mutex_trylock(&ep->lock)) {
+		if (READ_ONCE(ep->accepting))
+			queue_delayed_work(cqn_reap_wq, &ep->reconnect_work, msecs_to_jiffies(10));
+		return;
+	}
+	spin_lock_irq(&ep->state_lock);
+	go = ep->accepting && ep->reconnect_pending;
+	ep->reconnect_pending = false;
+	spin_unlock_irq(&ep->state_lock);
+	if (go && ep->enabled) {
+		/* The lost connection is destroyed first; then its id goes. */
+		flush_work(&ep->reap_work);
+		old = ep->cm_id;
+		ep->cm_id = NULL;
+		if (old)
+			rdma_destroy_id(old);
+		/* A failure here is final: cqn_cm_connect() says why. */
+		cqn_cm_connect(ep);
+	}
+	mutex_unlock(&ep->lock);
 }
 
 static void cqn_ep_reap_work(struct work_struct *work)
@@ -306,7 +414,10 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 	lockdep_assert_held(&ep->lock);
 	spin_lock_irq(&ep->state_lock);
 	ep->accepting = false;
+	ep->reconnect_pending = false;
 	spin_unlock_irq(&ep->state_lock);
+	/* It sees accepting false and ends without the lock we hold. */
+	cancel_delayed_work_sync(&ep->reconnect_work);
 
 	cqn_ep_close_conns(ep, NULL, NULL);
 	if (ep->cm_id) {
@@ -336,6 +447,7 @@ void cqn_ep_queue_reap(struct cqn_endpoint *ep)
 /**
  * cqn_ep_enable() - start an endpoint: listen (server) or connect (client)
  * @ep: the endpoint, ep->lock held
+ * @cfg: the configuration to run (copied)
  *
  * Statistics start again from zero with each run.
  *
@@ -344,7 +456,7 @@ void cqn_ep_queue_reap(struct cqn_endpoint *ep)
  * configuration that breaks a rule (last_error says which); or the -errno
  * of the rdma_cm (the endpoint is then in the error state).
  */
-int cqn_ep_enable(struct cqn_endpoint *ep)
+int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 {
 	char why[CQN_ERR_LEN];
 	int ret;
@@ -352,9 +464,11 @@ int cqn_ep_enable(struct cqn_endpoint *ep)
 	lockdep_assert_held(&ep->lock);
 	if (ep->enabled)
 		return -EBUSY;
+	/* Nothing of a previous run is left to read the old configuration. */
+	ep->cfg = *cfg;
 	ret = cqn_config_check(&ep->cfg, why, sizeof(why));
 	if (ret) {
-		pr_err_ratelimited("%s: cannot enable: %s\n", cqn_ep_name(ep), why);
+		pr_err_ratelimited("%s: cannot enable: %s\n", ep->name, why);
 		spin_lock_irq(&ep->state_lock);
 		strscpy(ep->last_error, why, sizeof(ep->last_error));
 		spin_unlock_irq(&ep->state_lock);
@@ -367,6 +481,10 @@ int cqn_ep_enable(struct cqn_endpoint *ep)
 	ep->last_error[0] = '\0';
 	ep->run_start_ns = ep->cfg.role == CQN_ROLE_SERVER ? ktime_get_ns() : 0;
 	ep->run_end_ns = 0;
+	ep->reconnect_attempt = 0;
+	ep->reconnect_pending = false;
+	ep->resume_seq = 0;
+	ep->resume_high = 0;
 	ep->state = ep->cfg.role == CQN_ROLE_SERVER ? CQN_EP_RUNNING : CQN_EP_CONNECTING;
 	spin_unlock_irq(&ep->state_lock);
 
@@ -434,9 +552,7 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev)
 
 /**
  * cqn_ep_create() - a new, idle endpoint with the default configuration
- * @name: the configfs directory name
- *
- * The caller initialises ep->group with @name before the endpoint is used.
+ * @name: the configfs directory name (copied)
  *
  * Context: process context.
  * Return: the endpoint or ERR_PTR(-ENOMEM).
@@ -448,7 +564,9 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
-	if (cqn_stats_create(&ep->stats)) {
+	ep->name = kstrdup(name, GFP_KERNEL);
+	if (!ep->name || cqn_stats_create(&ep->stats)) {
+		kfree(ep->name);
 		kfree(ep);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -458,6 +576,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->dead);
 	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
+	INIT_DELAYED_WORK(&ep->reconnect_work, cqn_ep_reconnect_work);
 	cqn_config_defaults(&ep->cfg);
 	ep->state = CQN_EP_IDLE;
 	return ep;
@@ -465,7 +584,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 
 /**
  * cqn_ep_register() - make a new endpoint visible (debugfs, device removal)
- * @ep: the endpoint, its configfs group initialised
+ * @ep: the endpoint
  *
  * Context: process context.
  */
@@ -478,7 +597,8 @@ void cqn_ep_register(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_ep_unregister() - stop an endpoint that is being removed (rmdir)
+ * cqn_ep_unregister() - stop an endpoint that is being removed (rmdir,
+ * or the service unloading)
  * @ep: the endpoint
  *
  * Context: process context.
@@ -497,16 +617,18 @@ void cqn_ep_unregister(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_ep_destroy() - free an endpoint (configfs release)
+ * cqn_ep_destroy() - free an endpoint
  * @ep: the endpoint, unregistered
  *
  * Context: process context.
  */
 void cqn_ep_destroy(struct cqn_endpoint *ep)
 {
+	cancel_delayed_work_sync(&ep->reconnect_work);
 	cancel_work_sync(&ep->reap_work);
 	cqn_stats_destroy(&ep->stats);
 	mutex_destroy(&ep->lock);
+	kfree(ep->name);
 	kfree(ep);
 }
 

@@ -4,11 +4,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 
+#include "cqn_compat.h"
 #include "cqn_hist.h"
 
 /**

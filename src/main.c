@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cqnotify module entry: brings up debugfs, the ib_client and configfs, and
- * takes them down in the reverse order.
+ * cqnotify module entry: brings up debugfs and the ib_client, then offers
+ * the service to the configfs front end (cqnotify_configfs.ko), and takes
+ * them down in the reverse order: unloading stops every endpoint first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,7 +23,7 @@ static int __init cqn_init(void)
 	ret = cqn_device_init();
 	if (ret)
 		goto err_debugfs;
-	ret = cqn_configfs_init();
+	ret = cqn_service_register();
 	if (ret)
 		goto err_device;
 	pr_info("loaded, %u RDMA device(s)\n", cqn_device_count());
@@ -39,7 +40,7 @@ err_endpoint:
 
 static void __exit cqn_exit(void)
 {
-	cqn_configfs_exit();
+	cqn_service_unregister();
 	cqn_device_exit();
 	cqn_debugfs_exit();
 	cqn_endpoint_exit();

@@ -7,11 +7,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 
+#include "cqn_compat.h"
 #include "cqn_moder.h"
 
 /**
@@ -111,6 +111,29 @@ enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pend
 	return CQN_SWM_WAIT;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_decide);
+
+/**
+ * cqn_sw_moder_next_check() - when to look at a held CQ again
+ * @m: effective parameters from cqn_sw_moder_params()
+ * @now_ns: the time now
+ * @deadline_ns: the deadline cqn_sw_moder_decide() gave
+ *
+ * While software moderation holds completions the CQ is not armed (that is
+ * what saves events); the engine polls it a few times per period to see
+ * whether cq_count is reached: every quarter period, at least
+ * CQN_SW_MODER_MIN_CHECK_US apart, and at the deadline at the latest.
+ *
+ * Context: any.
+ * Return: the time of the next look, never after @deadline_ns.
+ */
+u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u64 now_ns, u64 deadline_ns)
+{
+	u64 step = max_t(u64, (u64)m->period_us * NSEC_PER_USEC / 4,
+			 CQN_SW_MODER_MIN_CHECK_US * NSEC_PER_USEC);
+
+	return min(deadline_ns, now_ns + step);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_next_check);
 
 /**
  * cqn_hw_moder_clamp() - fit moderation into what the device supports

@@ -5,11 +5,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_msg.h"
 
 /* Everything in the header after the magic and before the csum is covered. */
@@ -158,3 +158,32 @@ const char *cqn_msg_verdict_name(enum cqn_msg_verdict v)
 	return "unknown";
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_msg_verdict_name);
+
+/**
+ * cqn_msg_malformed() - is a received message one no cqnotify client sends?
+ * @buf: the message as received
+ * @len: bytes received
+ * @claimed: set to the length its header claims (@len when it has none)
+ *
+ * The server's check of what a peer sent. A cqnotify client never sends an
+ * empty message (msg_size is at least 1), and a message that starts with
+ * CQN_MSG_MAGIC carries exactly the length its header states. A message
+ * without the magic is some other peer's data (rdma_client's, say) and is
+ * not judged: the server echoes anything verbatim.
+ *
+ * Context: any.
+ * Return: true for an empty message, or a header whose len is not @len.
+ */
+bool cqn_msg_malformed(const void *buf, u32 len, u32 *claimed)
+{
+	const struct cqn_msg_hdr *hdr = buf;
+
+	*claimed = len;
+	if (!len)
+		return true;
+	if (len < CQN_MSG_HDR_LEN || be32_to_cpu(hdr->magic) != CQN_MSG_MAGIC)
+		return false;
+	*claimed = be32_to_cpu(hdr->len);
+	return *claimed != len;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_msg_malformed);

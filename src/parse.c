@@ -5,14 +5,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/ctype.h>
+#include <linux/export.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cqn_compat.h"
 #include "cqn_parse.h"
 
 /**
@@ -80,7 +81,7 @@ int cqn_parse_u32(const char *buf, size_t count, u32 min, u32 max, u32 *out)
 	*out = v;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_parse_u32);
+EXPORT_SYMBOL_GPL(cqn_parse_u32);
 
 /**
  * cqn_parse_s32() - parse a decimal signed value within [@min, @max]
@@ -136,7 +137,7 @@ int cqn_parse_bool(const char *buf, size_t count, bool *out)
 	*out = v;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_parse_bool);
+EXPORT_SYMBOL_GPL(cqn_parse_bool);
 
 /**
  * cqn_parse_choice() - parse one of a fixed set of names

@@ -6,10 +6,36 @@
  * so the receive ring stays full. When every send buffer is in flight, the
  * receive waits in a FIFO (counted as send_ring_full) until a send
  * completes: nothing is dropped, and echoes leave in arrival order.
+ *
+ * What a hostile or broken peer can send, and what the server does:
+ *
+ * - a message larger than msg_size cannot be received: the receive fails
+ *   (see cqn_server_recv_ok()). It is counted in peer_errors (and
+ *   wc_errors), logged (ratelimited), and that connection alone is dropped;
+ * - an empty message, or one whose cqnotify header claims a length other
+ *   than what arrived, is counted in msgs_malformed, logged (ratelimited)
+ *   and echoed verbatim all the same: exactly the bytes received, never
+ *   more. The server is an echo for any peer (rdma_client's messages carry
+ *   no header), so only a peer that checks its echoes, like a cqnotify
+ *   client, judges them;
+ * - connections beyond max_conns are rejected (conns_rejected, src/cm.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "cqnotify.h"
+#include "cqn_msg.h"
+
+/* A message no cqnotify client sends arrived: count it, say so (ratelimited). */
+static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
+{
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_malformed);
+	if (!len)
+		pr_warn_ratelimited("%s: connection %u (%s): empty message, echoed as is\n",
+				    conn->ep->name, conn->id, conn->peer);
+	else
+		pr_warn_ratelimited("%s: connection %u (%s): %u-byte message whose header claims %u bytes, echoed as is\n",
+				    conn->ep->name, conn->id, conn->peer, len, claimed);
+}
 
 /*
  * Echo receive buffer @ridx (@len bytes); conn->lock held, a send buffer
@@ -21,11 +47,15 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 	struct cqn_buf *rb = &conn->rbufs[ridx];
 	struct ib_device *dev = conn->cm_id->device;
 	struct cqn_buf *sb;
+	u32 claimed;
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
 	sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
 	ib_dma_sync_single_for_cpu(dev, rb->dma, len, DMA_FROM_DEVICE);
+	if (unlikely(cqn_msg_malformed(rb->data, len, &claimed)))
+		cqn_server_malformed(conn, len, claimed);
+	/* @len, what arrived, whatever a header claims: nothing stale leaks out. */
 	memcpy(sb->data, rb->data, len);
 	ib_dma_sync_single_for_device(dev, rb->dma, len, DMA_FROM_DEVICE);
 	sb->len = len;
@@ -42,6 +72,35 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 	return cqn_conn_post_recv(conn, ridx);
 }
 
+/*
+ * Sort a receive completion. The server's receives are all alike and
+ * well-formed (one buffer of msg_size, the local DMA lkey), so a receive
+ * that fails on a live connection failed on what the peer sent: a message
+ * longer than msg_size, or a request it has no business making. Hardware
+ * and siw report a local length error; rxe a "local QP operation error"
+ * (its copy into the buffer runs out of room) or, for a request it refuses
+ * before copying, the status of the NAK it returns, "remote invalid
+ * request". Counted in peer_errors and wc_errors, logged (ratelimited), and
+ * only this connection is dropped. Anything else, and anything once the
+ * connection is closing, goes through cqn_conn_wc_ok().
+ */
+static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
+{
+	if (likely(wc->status == IB_WC_SUCCESS) ||
+	    (wc->status != IB_WC_LOC_LEN_ERR && wc->status != IB_WC_LOC_QP_OP_ERR &&
+	     wc->status != IB_WC_REM_INV_REQ_ERR) || READ_ONCE(conn->dead))
+		return cqn_conn_wc_ok(conn, wc);
+	/* What cqn_conn_wc_ok() counts for every other completion. */
+	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
+	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
+	cqn_stat_inc(&conn->stats, CQN_STAT_peer_errors);
+	pr_warn_ratelimited("%s: connection %u (%s): peer's message refused (receive failed: %s; longer than msg_size %u?): dropping the peer\n",
+			    conn->ep->name, conn->id, conn->peer,
+			    ib_wc_status_msg(wc->status), conn->msg_size);
+	cqn_conn_close(conn, "peer's message refused: %s", ib_wc_status_msg(wc->status));
+	return false;
+}
+
 /**
  * cqn_server_recv_done() - a message arrived: echo it
  * @cq: the CQ
@@ -53,7 +112,7 @@ void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
 	struct cqn_conn *conn = rb->conn;
-	bool ok = cqn_conn_wc_ok(conn, wc);
+	bool ok = cqn_server_recv_ok(conn, wc);
 	int ret = 0;
 
 	spin_lock_bh(&conn->lock);

@@ -22,12 +22,13 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_err_corrupt] = "err_corrupt",
 	[CQN_STAT_err_lost] = "err_lost",
 	[CQN_STAT_err_stale] = "err_stale",
+	[CQN_STAT_msgs_malformed] = "msgs_malformed",
 	[CQN_STAT_bytes_sent] = "bytes_sent",
 	[CQN_STAT_bytes_received] = "bytes_received",
 	[CQN_STAT_wc_errors] = "wc_errors",
 	[CQN_STAT_wc_flushed] = "wc_flushed",
 	[CQN_STAT_wc_lost] = "wc_lost",
-	[CQN_STAT_wr_posted] = "wr_posted",
+	[CQN_STAT_peer_errors] = "peer_errors",
 	[CQN_STAT_recv_ring_empty] = "recv_ring_empty",
 	[CQN_STAT_recvs_withheld] = "recvs_withheld",
 	[CQN_STAT_send_ring_full] = "send_ring_full",
@@ -54,6 +55,10 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_conns_accepted] = "conns_accepted",
 	[CQN_STAT_conns_rejected] = "conns_rejected",
 	[CQN_STAT_conns_closed] = "conns_closed",
+	[CQN_STAT_wr_posted] = "wr_posted",
+	[CQN_STAT_wr_completed] = "wr_completed",
+	[CQN_STAT_reconnects] = "reconnects",
+	[CQN_STAT_msgs_resent] = "msgs_resent",
 };
 
 static_assert(ARRAY_SIZE(cqn_stat_names) == CQN_STAT_COUNT);

@@ -151,6 +151,27 @@ moder_run()
 	echo "$(ep_stat cli cq_wakeups) $(completions cli) $(ep_stat cli sw_moder_timer_fires)"
 }
 
+# Paced stream: PACED_RATE messages per second, 8 in flight at most.
+PACED_RATE=1000
+PACED_PERIOD=10000
+if [ "$CQN_KERNEL" = debug ]; then
+	PACED_RATE=200
+	PACED_PERIOD=40000
+fi
+
+# paced_run COUNT PERIOD: the paced stream with that moderation on the
+# client; prints "wakeups completions events".
+paced_run()
+{
+	local n=$((PACED_RATE / 2))
+
+	ep_remove cli
+	run_client cli workload=stream queue_depth=8 msg_size=64 iterations=$n rate=$PACED_RATE \
+		cq_count="$1" cq_period="$2" >&2 || return 1
+	check_clean_run cli $n >&2 || return 1
+	echo "$(ep_stat cli cq_wakeups) $(completions cli) $(ep_stat cli cq_events)"
+}
+
 # Software moderation on rxe (no modify_cq): the consumer is woken when
 # cq_count completions are pending, or when cq_period has passed since the
 # first; nothing is stranded. On rxe a closed-loop window completes in one
@@ -158,7 +179,7 @@ moder_run()
 # the two triggers, not a drop below the window (see design.rst).
 sw_moderation_batches()
 {
-	local w0 c0 t0 w1 c1 t1 w2 c2 t2 eff out cnt=8
+	local w0 c0 t0 w1 c1 t1 w2 c2 t2 w3 c3 e3 w4 c4 e4 eff out cnt=8
 
 	setup || return 1
 	start_server || return 1
@@ -196,6 +217,20 @@ sw_moderation_batches()
 		{ fail "rtt_p50 $(ep_stat cli rtt_p50_ns) ns < cq_period 1000 us"; return 1; }
 	echo "figure: wakeups per 1000 completions (8 in flight): cq_count=1 $((w0 * 1000 / c0)), cq_count=$cnt $((w1 * 1000 / c1)) ($t1 by period)"
 	echo "figure: 2 in flight, cq_count=16 period=1000: $t2 of $w2 wakeups by period, rtt_p50_ns $(ep_stat cli rtt_p50_ns), cq_events $(ep_stat cli cq_events) for $c2 completions"
+	# Paced traffic (rate), where completions trickle in one by one: the
+	# same workload with cq_count=16 must wake the consumer, and take CQ
+	# events, far less often per completion than with cq_count=1.
+	out=$(paced_run 1 0) || return 1
+	read -r w3 c3 e3 <<<"$out"
+	out=$(paced_run 16 $PACED_PERIOD) || return 1
+	read -r w4 c4 e4 <<<"$out"
+	echo "figure: paced $PACED_RATE msg/s, 8 in flight, per 1000 completions: cq_count=1" \
+		"$((w3 * 1000 / c3)) wakeups $((e3 * 1000 / c3)) events; cq_count=16" \
+		"cq_period=$PACED_PERIOD $((w4 * 1000 / c4)) wakeups $((e4 * 1000 / c4)) events"
+	[ $((w4 * 1000 / c4 * 3)) -le $((w3 * 1000 / c3)) ] ||
+		{ fail "paced: cq_count=16 wakeups/completion not 3x below cq_count=1"; return 1; }
+	[ $((e4 * 1000 / c4 * 3)) -le $((e3 * 1000 / c3)) ] ||
+		{ fail "paced: cq_count=16 events/completion not 3x below cq_count=1"; return 1; }
 	# A lone message (pingpong) is never stranded: it waits at most cq_period.
 	ep_remove cli
 	run_client cli workload=pingpong iterations=20 cq_count=64 cq_period=2000 || return 1

@@ -34,15 +34,16 @@ kunit_report()
 }
 
 [ -d /sys/kernel/debug/kunit ] || { echo "not ok - kunit: this kernel has no KUnit debugfs"; exit 1; }
-insmod "$CQN_KO_DIR/cqnotify.ko" || { echo "not ok - kunit: insmod cqnotify.ko"; exit 1; }
+insmod "$CQN_KO_DIR/cqnotify_configfs.ko" && insmod "$CQN_KO_DIR/cqnotify.ko" ||
+	{ echo "not ok - kunit: insmod cqnotify_configfs.ko cqnotify.ko"; exit 1; }
 if ! insmod "$CQN_KO_DIR/cqnotify_test.ko"; then
 	echo "not ok - kunit: insmod cqnotify_test.ko"
-	rmmod cqnotify
+	rmmod cqnotify cqnotify_configfs
 	exit 1
 fi
 rc=0
 for s in /sys/kernel/debug/kunit/cqnotify_*; do
 	kunit_report "$(basename "$s")" || rc=1
 done
-rmmod cqnotify_test && rmmod cqnotify || { echo "not ok - kunit: unloading the test modules"; rc=1; }
+rmmod cqnotify_test && rmmod cqnotify && rmmod cqnotify_configfs || { echo "not ok - kunit: unloading the test modules"; rc=1; }
 exit $rc

@@ -57,19 +57,37 @@ cqn_dmesg_lines()
 	dmesg | wc -l
 }
 
-# cqn_load: insert cqnotify.ko built for this kernel.
+# cqn_load: insert the configfs front end and the service built for this
+# kernel (cqnotify.ko needs cqnotify_configfs.ko).
 cqn_load()
 {
+	if [ ! -d /sys/module/cqnotify_configfs ]; then
+		insmod "$CQN_KO_DIR/cqnotify_configfs.ko" ||
+			{ fail "insmod cqnotify_configfs.ko failed"; return 1; }
+	fi
 	[ -d /sys/module/cqnotify ] && return 0
 	insmod "$CQN_KO_DIR/cqnotify.ko" || fail "insmod cqnotify.ko failed"
 }
 
-# cqn_unload: remove it, and prove it is gone.
+# cqn_unload: remove both (no endpoint directory may be left), and prove
+# they are gone.
 cqn_unload()
 {
-	[ -d /sys/module/cqnotify ] || return 0
-	rmmod cqnotify || fail "rmmod cqnotify failed"
-	[ ! -d /sys/module/cqnotify ] || fail "cqnotify still loaded after rmmod"
+	local m
+
+	for m in cqnotify cqnotify_configfs; do
+		[ -d /sys/module/$m ] || continue
+		rmmod $m || { fail "rmmod $m failed"; return 1; }
+		[ ! -d /sys/module/$m ] || { fail "$m still loaded after rmmod"; return 1; }
+	done
+}
+
+# reliability KEY=N...: a test's contribution to make check's reliability
+# summary. Keys: faults (injected and survived), bad_inputs (tried),
+# verified (messages verified), lost (messages lost: must be 0).
+reliability()
+{
+	echo "reliability: $*"
 }
 
 # cqn_run_tests: run every function named in ALL_TESTS (only those also
@@ -88,6 +106,7 @@ cqn_run_tests()
 		rc=$?
 		echo "# $script: $t took $((SECONDS - start)) s"
 		grep '^figure: ' "$log" | sed 's/^figure: /#   /'
+		grep '^reliability: ' "$log" | sed "s/^reliability: /# reliability: $script $t /"
 		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
 		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
 			echo "ok - $script: $t"

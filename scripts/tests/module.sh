@@ -4,7 +4,7 @@
 # come and go, and the configfs and debugfs roots. Needs rxe0 and rxe1 (vm-run).
 . "$(dirname "$0")/lib.sh"
 
-ALL_TESTS="load_unload devices_rxe device_hotplug device_siw configfs_root debugfs_root unload_clean"
+ALL_TESTS="load_unload devices_rxe device_hotplug device_siw configfs_root debugfs_root split_modules unload_clean"
 # Debian's kernel is built without siw (CONFIG_RDMA_SIW is not set).
 [ "$CQN_KERNEL" = distro ] && ALL_TESTS=${ALL_TESTS/device_siw /}
 
@@ -81,6 +81,41 @@ debugfs_root()
 	expect_eq "$(stat -c %a "$CQN_DFS/devices")" 400 "devices mode" || return 1
 	cqn_unload || return 1
 	[ ! -e "$CQN_DFS" ] || fail "$CQN_DFS left behind after rmmod"
+}
+
+# The directories belong to cqnotify_configfs.ko, the service to cqnotify.ko:
+# the service comes and goes while directories exist; the front end cannot
+# go while the service or a directory needs it.
+split_modules()
+{
+	local err
+
+	cqn_load || return 1
+	if err=$(rmmod cqnotify_configfs 2>&1); then
+		fail "rmmod cqnotify_configfs succeeded under cqnotify"
+		return 1
+	fi
+	expect_match "$err" "in use" "front end refusal under the service" || return 1
+	ep_create a port=7500 || return 1
+	[ -d "$CQN_DFS/a" ] || { fail "debugfs of endpoint a missing"; return 1; }
+	rmmod cqnotify || { fail "rmmod cqnotify with an idle endpoint"; return 1; }
+	expect_eq "$(ep_attr a port)" 7500 "port kept without the service" || return 1
+	expect_match "$(ep_attr a last_error)" "not loaded" "reason without the service" || return 1
+	expect_write_err "$CQN_CFS/endpoints/a/enable" 1 "No such device" || return 1
+	ep_create b msg_size=64 || return 1
+	if err=$(rmmod cqnotify_configfs 2>&1); then
+		fail "rmmod cqnotify_configfs succeeded with directories"
+		return 1
+	fi
+	expect_match "$err" "in use" "front end refusal with directories" || return 1
+	cqn_load || return 1
+	[ -d "$CQN_DFS/a" ] && [ -d "$CQN_DFS/b" ] ||
+		{ fail "endpoints not attached on load: $(ls "$CQN_DFS")"; return 1; }
+	expect_eq "$(ep_attr b state)" idle "state after attach" || return 1
+	expect_eq "$(ep_attr b last_error)" "" "no reason after attach" || return 1
+	expect_eq "$(ep_attr b msg_size)" 64 "msg_size kept" || return 1
+	ep_remove a b
+	cqn_unload
 }
 
 unload_clean()

@@ -4,9 +4,9 @@
 # connections, devices and providers removed under traffic, enable toggled
 # under traffic, injected failures in every setup step and in slab
 # allocations, a CQ overflow and RNR retries running out (debugfs fault
-# knobs), hostile configfs input, and permissions. Each test is
-# followed by the kernel gate of cqn_run_tests (splats) and the VM's
-# kmemleak scan at the end.
+# knobs), hostile configfs input, a hostile peer on the wire, and
+# permissions. Each test is followed by the kernel gate of cqn_run_tests
+# (splats) and the VM's kmemleak scan at the end.
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="
@@ -14,12 +14,15 @@ ALL_TESTS="
 	enable_toggled_under_traffic
 	link_delete_repeated
 	rxe_unload_under_traffic
+	qp_error_reconnect
+	reconnect_gives_up
 	fail_function_setup_steps
 	failslab_during_enable
 	cq_overflow
 	rnr_retry_exceeded
 	configfs_fuzz
 	configfs_state_sequences
+	hostile_peer
 	permissions
 "
 FAILFN=/sys/kernel/debug/fail_function
@@ -29,9 +32,21 @@ FAILSLAB=/sys/kernel/debug/failslab
 # round would not fit make check's time budget.
 LINK_ROUNDS=10
 TOGGLES=20
+# hostile_peer: oversized messages per size (one connection each), empty
+# and lying messages per run, connections per flood and flood rounds.
+HP_OVERSIZE=10
+HP_MSGS=200
+HP_FLOOD=24
+HP_ROUNDS=3
+HP_MAX_CONNS=4
+HOSTILE_BIN=$CQN_TOP/build/tools/cqn_hostile
 if [ "$CQN_KERNEL" = debug ]; then
 	LINK_ROUNDS=3
 	TOGGLES=6
+	HP_OVERSIZE=3
+	HP_MSGS=50
+	HP_FLOOD=12
+	HP_ROUNDS=2
 else
 	# Debian's kernel has no fault injection (CONFIG_FAULT_INJECTION unset).
 	ALL_TESTS=${ALL_TESTS/fail_function_setup_steps/}
@@ -42,7 +57,7 @@ setup()
 {
 	rxe_reload || { fail "rxe0/rxe1 missing and cannot be re-added"; return 1; }
 	cqn_load || return 1
-	ep_remove srv cli c0 c1 c2 c3
+	ep_remove srv cli good c0 c1 c2 c3
 }
 
 # endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
@@ -93,12 +108,13 @@ soak_four_connections()
 	expect_eq "$(ep_stat srv msg_errors)" 0 "server msg_errors" || return 1
 	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
 	echo "figure: 4 connections, sizes ${sizes[*]}: $total sent = $(ep_stat srv msgs_sent) echoed = $total verified, 0 lost"
+	reliability verified=$total lost=$((total - $(ep_stat srv msgs_sent)))
 	ep_remove c0 c1 c2 c3 srv
 }
 
 enable_toggled_under_traffic()
 {
-	local i verified=0
+	local i verified=0 received=0
 
 	setup || return 1
 	start_server || return 1
@@ -110,6 +126,7 @@ enable_toggled_under_traffic()
 		ep_enable cli 0 || return 1
 		check_stopped cli || return 1
 		verified=$((verified + $(ep_stat cli msgs_verified)))
+		received=$((received + $(ep_stat cli msgs_received)))
 	done
 	expect_eq "$(ep_attr srv state)" running "server after 20 client runs" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
@@ -118,6 +135,7 @@ enable_toggled_under_traffic()
 	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir of a running client"; return 1; }
 	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir of a running server"; return 1; }
 	echo "figure: $TOGGLES enable toggles under traffic, $verified echoes verified, 0 errors"
+	reliability faults=$TOGGLES verified=$verified lost=$((received - verified))
 }
 
 link_delete_repeated()
@@ -142,6 +160,7 @@ link_delete_repeated()
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
 	echo "figure: $LINK_ROUNDS link deletions under traffic survived, service works after"
+	reliability faults=$LINK_ROUNDS verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -172,6 +191,8 @@ rxe_unload_under_traffic()
 	ep_remove cli
 	run_client cli iterations=$N || return 1
 	check_clean_run cli $N || return 1
+	echo "figure: rdma_rxe unloaded under traffic, both ends in error with reasons, service works after"
+	reliability faults=1 verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -270,6 +291,7 @@ cq_overflow()
 	echo "figure: $cfig"
 	echo "figure: $sfig"
 	echo "figure: after each: re-enabled client $N/$N verified, 0 lost"
+	reliability faults=2 verified=$((2 * N)) lost=$((N - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -316,6 +338,7 @@ rnr_retry_exceeded()
 	check_accounted srv || return 1
 	t1=$((SECONDS - t1))
 	echo "figure: rnr_retry $rnr: client error after $ms ms: '$(ep_attr cli last_error)', wc_errors $(ep_stat cli wc_errors); rxe1 rcvd_rnr_err +$rcvd, retry_rnr_exceeded_err +$exc; rxe0 send_rnr_err +$sent; server withheld $(ep_stat srv recvs_withheld) receives"
+	reliability faults=1
 	echo "figure: both connections torn down within $t1 s; client $(accounting cli); server $(accounting srv)"
 	# Knobs cleared, the client enabled again: a clean run.
 	expect_write "$CQN_DFS/srv/fault_stop_replenish" 0 || return 1
@@ -333,6 +356,90 @@ rnr_retry_exceeded()
 
 # inject FUNCTION [SPACE]: a call of FUNCTION returns -ENOMEM, once; with
 # SPACE, the calls pass while SPACE > 1 (fault-inject's "space" budget).
+# wr_balanced NAME: every work request the endpoint posted has completed
+# exactly once (successfully, flushed or in error).
+wr_balanced()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) && done=$(ep_stat "$1" wr_completed) || return 1
+	[ "$posted" -gt 0 ] || { fail "$1: no work request posted"; return 1; }
+	expect_eq "$done" "$posted" "$1: work requests completed vs posted"
+}
+
+# QP errors forced through debugfs on both sides of an endless verified
+# stream: every outstanding work request completes once (flush), the client
+# reconnects with backoff and resumes from the first message not echoed.
+# Verification checks every sequence number across the reconnects: a
+# message lost or echoed twice at a resume point would be a msg_error.
+qp_error_reconnect()
+{
+	local i hits=0 before
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	for i in 1 2 3; do
+		before=$(ep_stat cli msgs_verified)
+		wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+		# Twice the client's QP, once the server's.
+		if [ $i = 2 ]; then
+			expect_write "$CQN_DFS/srv/fault_qp_error" 1 || return 1
+		else
+			expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+		fi
+		hits=$((hits + 1))
+		wait_stat 60 cli reconnects -ge $i || return 1
+		ep_wait_state cli running 60 || return 1
+	done
+	before=$(ep_stat cli msgs_verified)
+	wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
+	expect_eq "$(ep_stat cli msgs_verified)" "$(ep_stat cli msgs_received)" \
+		"every echo received verified" || return 1
+	expect_eq "$(ep_stat cli reconnects)" $hits "one reconnect per fault" || return 1
+	[ "$(ep_stat cli wc_flushed)" -gt 0 ] || { fail "no flushed work request counted"; return 1; }
+	wr_balanced cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wr_balanced srv || return 1
+	echo "figure: $hits QP errors forced, $(ep_stat cli reconnects) reconnects," \
+		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
+		"$(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified) verified" \
+		"in sequence, 0 lost or duplicated"
+	reliability faults=$hits verified=$(ep_stat cli msgs_verified) \
+		lost=$(($(ep_stat cli msgs_received) - $(ep_stat cli msgs_verified)))
+	ep_remove cli srv
+}
+
+# Without a server, reconnect=1 tries CQN_RECONNECT_ATTEMPTS (8) times with
+# backoff, then fails with the reason; reconnect=0 fails at the first loss.
+reconnect_gives_up()
+{
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 \
+		reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	ep_enable srv 0 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "gave up after 8 reconnect attempts" "reason" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 8 "reconnect attempts" || return 1
+	wr_balanced cli || return 1
+	ep_enable cli 0 && expect_write "$CQN_CFS/endpoints/cli/reconnect" 0 || return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "flushed|QP in error" "reason without reconnect" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 0 "no reconnect with reconnect=0" || return 1
+	echo "figure: 8 reconnect attempts with backoff, then a clean error"
+	reliability faults=2
+	ep_remove cli srv
+}
+
 inject()
 {
 	echo "$1" >$FAILFN/inject || { fail "fail_function cannot inject $1"; return 1; }
@@ -397,6 +504,7 @@ fail_function_setup_steps()
 	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
 	faults=$((faults + 1))
 	echo "figure: $faults injected setup failures, each a clean error, each recovered"
+	reliability faults=$faults
 	ep_remove srv
 }
 
@@ -428,6 +536,7 @@ failslab_during_enable()
 	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 10 || return 1
 	echo "figure: failslab during enable: $tried attempts, $failed failed cleanly, service works after"
+	reliability faults=$failed verified=10 lost=$((10 - $(ep_stat cli msgs_verified)))
 	ep_remove cli srv
 }
 
@@ -449,7 +558,7 @@ in_range()
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
-	verify|enable|solicited_only|adaptive_moderation) [[ $2 =~ ^[01]$ ]] ;;
+	verify|enable|solicited_only|adaptive_moderation|reconnect) [[ $2 =~ ^[01]$ ]] ;;
 	*) [[ $2 =~ ^[0-9]+$ ]] ;;
 	esac
 }
@@ -500,6 +609,7 @@ configfs_fuzz()
 	rmdir "$d" || { fail "rmdir after fuzzing"; return 1; }
 	[ $bad -eq 0 ] || return 1
 	echo "figure: configfs fuzz: $writes hostile writes, $(wc -l <$errlog) refused with a clean errno, every value read back in range"
+	reliability bad_inputs=$writes
 }
 
 configfs_state_sequences()
@@ -536,7 +646,108 @@ configfs_state_sequences()
 	in_range cq_mode "$(ep_attr cli cq_mode)" || { fail "cq_mode out of range"; return 1; }
 	ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	check_clean_run cli 5 || return 1
+	# 3 refused writes, 3 x 100 x 5 racing writes, 15 enable/disable pairs
+	reliability bad_inputs=$((3 + 3 * 100 * 5 + 30))
 	ep_remove cli srv
+}
+
+# hostile_run ARGS...: one run of tools/cqn_hostile against the server; its
+# result line is left in REPLY. The well-behaved client "good" must have
+# verified more echoes by the end, and still be running.
+hostile_run()
+{
+	local v out rc
+
+	v=$(ep_stat good msgs_verified)
+	out=$("$HOSTILE_BIN" -a $SERVER_ADDR -t 60000 "$@" 2>/tmp/cqn-hostile.err)
+	rc=$?
+	echo "$out"
+	sed 's/^/  /' /tmp/cqn-hostile.err
+	REPLY=$out
+	[ $rc -eq 0 ] ||
+		{ fail "cqn_hostile $* exited $rc: $out $(head -n 3 /tmp/cqn-hostile.err)"; return 1; }
+	wait_stat 30 good msgs_verified -gt "$v" || return 1
+	expect_eq "$(ep_attr good state)" running "good client after cqn_hostile $*"
+}
+
+# hp_field KEY: a value of the last cqn_hostile result line.
+hp_field()
+{
+	[[ " $REPLY " =~ \ $1=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# log_lines MARK REGEX: kernel log lines since line MARK that match.
+log_lines()
+{
+	dmesg | tail -n +"$(($1 + 1))" | grep -cE -- "$2"
+}
+
+hostile_peer()
+{
+	local size r n mark start secs limit kind logged=0
+	local oversize=0 malformed=0 accepted=0 rejected=0 verified
+
+	[ -x "$HOSTILE_BIN" ] || { fail "$HOSTILE_BIN missing: run make tools"; return 1; }
+	setup || return 1
+	start_server max_conns=$HP_MAX_CONNS || return 1
+	endless_client good verify=1 || return 1
+	wait_stat 30 good msgs_verified -gt 5 || return 1
+	mark=$(cqn_dmesg_lines)
+	start=$SECONDS
+	# Larger than the server's msg_size (4096): each connection dropped.
+	for size in 4097 65536; do
+		hostile_run -m oversize -n $HP_OVERSIZE -s $size || return 1
+		oversize=$((oversize + $(hp_field dropped)))
+	done
+	wait_stat 30 srv peer_errors = $oversize || return 1
+	# Empty, and headers claiming more than they carry: echoed verbatim.
+	hostile_run -m empty -n $HP_MSGS || return 1
+	malformed=$((malformed + $(hp_field verbatim)))
+	for size in 64 4096; do
+		hostile_run -m lying -n $((HP_MSGS / 2)) -s $size || return 1
+		malformed=$((malformed + $(hp_field verbatim)))
+	done
+	wait_stat 30 srv msgs_malformed = $malformed || return 1
+	# Past max_conns: the good client holds one, so max_conns - 1 get in.
+	for r in $(seq 1 $HP_ROUNDS); do
+		wait_stat 30 srv conns_active = 1 || return 1
+		hostile_run -m flood -c $HP_FLOOD -H 500 || return 1
+		expect_eq "$(hp_field accepted)" $((HP_MAX_CONNS - 1)) "flood round $r accepted" ||
+			return 1
+		accepted=$((accepted + $(hp_field accepted)))
+		rejected=$((rejected + $(hp_field rejected)))
+	done
+	wait_stat 30 srv conns_active = 1 || return 1
+	expect_eq "$(ep_stat srv conns_rejected)" $rejected "server conns_rejected" || return 1
+	# The only completion errors were the oversized messages.
+	expect_eq "$(ep_stat srv wc_errors)" $oversize "server wc_errors" || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+
+	# Every kind of complaint is ratelimited: at most a burst of 10 per 5 s.
+	secs=$((SECONDS - start))
+	limit=$((10 * (secs / 5 + 2)))
+	for kind in "peer's message refused" "empty message, echoed" "header claims" \
+		    "rejected connection from"; do
+		n=$(log_lines "$mark" "cqnotify: srv: .*$kind")
+		[ "$n" -le $limit ] ||
+			{ fail "$n log lines '$kind' in $secs s: not ratelimited (limit $limit)"; return 1; }
+		logged=$((logged + n))
+	done
+	n=$(log_lines "$mark" "completion failed")
+	expect_eq "$n" 0 "generic completion-error log lines" || return 1
+
+	ep_enable good 0 || return 1
+	check_stopped good || return 1
+	expect_eq "$(ep_stat good wc_errors)" 0 "good client wc_errors" || return 1
+	verified=$(ep_stat good msgs_verified)
+	# A new client is served as before.
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	echo "figure: hostile peer: $oversize oversized messages (4097 and 65536 B) each dropped its connection (peer_errors $oversize), $malformed empty or lying messages echoed verbatim (msgs_malformed $malformed), $HP_ROUNDS floods of $HP_FLOOD connections: $accepted accepted, $rejected rejected"
+	echo "figure: good client meanwhile: $verified echoes verified, 0 errors; server log: $logged lines for $((oversize + malformed + rejected)) hostile messages and connections in $secs s (ratelimit: at most $limit per kind)"
+	reliability bad_inputs=$((oversize + malformed + rejected)) verified=$verified \
+		lost=$(($(ep_stat good msgs_received) - verified))
+	ep_remove cli good srv
 }
 
 permissions()
@@ -558,12 +769,15 @@ permissions()
 		{ fail "nobody read debugfs devices"; return 1; }
 	$as_nobody sh -c "echo 1 > $CQN_DFS/srv/reset" 2>/dev/null &&
 		{ fail "nobody reset the stats"; return 1; }
-	for f in fault_drop_events fault_cq_undersize fault_stop_replenish fault_rnr_retry; do
+	for f in fault_drop_events fault_qp_error fault_cq_undersize fault_stop_replenish \
+		 fault_rnr_retry; do
 		$as_nobody sh -c "echo 1 > $CQN_DFS/srv/$f" 2>/dev/null &&
 			{ fail "nobody injected a fault ($f)"; return 1; }
 	done
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	# 6 attempts above and one per fault knob
+	reliability bad_inputs=11
 	ep_remove srv
 }
 
@@ -571,6 +785,6 @@ cqn_run_tests
 rc=$?
 uninject
 echo 0 >$FAILSLAB/probability 2>/dev/null
-ep_remove cli c0 c1 c2 c3 fz srv 2>/dev/null
+ep_remove cli good c0 c1 c2 c3 fz srv 2>/dev/null
 cqn_unload 2>/dev/null
 exit $rc

@@ -214,8 +214,9 @@ dkms_module_tree()
 	mkdir -p "$t" || return 1
 	cp -a "$dir"/modules.builtin* "$dir/modules.order" "$dir/build" "$t/" ||
 		{ fail "copying the module index of $1"; return 1; }
-	deps=$(modinfo -F depends "$CQN_KO_DIR/cqnotify.ko") || { fail "modinfo cqnotify.ko"; return 1; }
-	for ko in $(modprobe -a --show-depends ${deps//,/ } | awk '$1 == "insmod" { print $2 }' | sort -u); do
+	deps=$(modinfo -F depends "$CQN_KO_DIR/cqnotify.ko" "$CQN_KO_DIR/cqnotify_configfs.ko" |
+		tr ',' '\n' | grep -v '^cqnotify' | sort -u) || { fail "modinfo cqnotify.ko"; return 1; }
+	for ko in $(modprobe -a --show-depends $deps | awk '$1 == "insmod" { print $2 }' | sort -u); do
 		mkdir -p "$t/$(dirname "${ko#"$dir"/}")" && cp "$ko" "$t/${ko#"$dir"/}" ||
 			{ fail "copying $ko"; return 1; }
 	done
@@ -227,7 +228,7 @@ dkms_cleanup()
 {
 	local m
 
-	modprobe -r cqnotify 2>/dev/null
+	modprobe -r cqnotify cqnotify_configfs 2>/dev/null
 	for m in "${DKMS_MOUNTS[@]}"; do
 		umount "$m" || echo "umount $m failed" >&2
 	done
@@ -279,10 +280,15 @@ dkms_run()
 	expect_match "$out" "^author: +." "modinfo author" || return 1
 	expect_match "$out" "^license: +GPL\$" "modinfo license" || return 1
 	expect_match "$out" "^parm: +[a-z_]+:." "modinfo parameters" || return 1
+	expect_match "$(modinfo -n cqnotify_configfs)" "^/lib/modules/$kver/updates/(dkms/)?cqnotify_configfs\.ko$" \
+		"installed front end path" || return 1
 	modprobe cqnotify || { fail "modprobe cqnotify"; return 1; }
+	[ -d /sys/module/cqnotify_configfs ] || { fail "modprobe cqnotify did not load cqnotify_configfs"; return 1; }
 	expect_eq "$(cat /sys/module/cqnotify/version)" "$ver" "version of the loaded module" || return 1
+	expect_eq "$(cat /sys/module/cqnotify_configfs/version)" "$ver" "version of the front end" || return 1
 	expect_eq "$("$CTL" --version)" "cqnotify module $ver" "cqnotifyctl --version" || return 1
 	modprobe -r cqnotify || { fail "modprobe -r cqnotify"; return 1; }
+	[ ! -d /sys/module/cqnotify_configfs ] || { fail "modprobe -r left cqnotify_configfs"; return 1; }
 
 	dkms remove "cqnotify/$ver" --all || { fail "dkms remove"; return 1; }
 	[ ! -e "$mod" ] || { fail "dkms remove left $mod"; return 1; }
