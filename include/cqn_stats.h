@@ -28,8 +28,10 @@
  * @CQN_STAT_bytes_received: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_flushed: see Documentation/admin-guide.rst
+ * @CQN_STAT_wc_lost: see Documentation/admin-guide.rst
  * @CQN_STAT_peer_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
+ * @CQN_STAT_recvs_withheld: see Documentation/admin-guide.rst
  * @CQN_STAT_send_ring_full: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_events: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_polls: see Documentation/admin-guide.rst
@@ -49,6 +51,7 @@
  * @CQN_STAT_cq_storms: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_events_dropped: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_overflows: see Documentation/admin-guide.rst
  * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_rejected: see Documentation/admin-guide.rst
@@ -74,8 +77,10 @@ enum cqn_stat {
 	CQN_STAT_bytes_received,
 	CQN_STAT_wc_errors,
 	CQN_STAT_wc_flushed,
+	CQN_STAT_wc_lost,
 	CQN_STAT_peer_errors,
 	CQN_STAT_recv_ring_empty,
+	CQN_STAT_recvs_withheld,
 	CQN_STAT_send_ring_full,
 	CQN_STAT_cq_events,
 	CQN_STAT_cq_polls,
@@ -95,6 +100,7 @@ enum cqn_stat {
 	CQN_STAT_cq_storms,
 	CQN_STAT_cq_events_dropped,
 	CQN_STAT_cq_async_events,
+	CQN_STAT_cq_overflows,
 	CQN_STAT_qp_async_events,
 	CQN_STAT_conns_accepted,
 	CQN_STAT_conns_rejected,

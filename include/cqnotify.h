@@ -31,6 +31,7 @@
 #ifndef _CQNOTIFY_H
 #define _CQNOTIFY_H
 
+#include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -45,6 +46,9 @@
 #include "cqn_moder.h"
 #include "cqn_service.h"
 #include "cqn_stats.h"
+
+/* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
+#define CQN_RNR_RETRY_INFINITE	7
 
 /**
  * struct cqn_device - an RDMA device as seen by the cqnotify ib_client
@@ -132,6 +136,8 @@ struct cqn_cq_owner {
  * @fb_until_ns: earliest end of the fallback
  * @fb_timer: fallback: the next poll
  * @drop_events: fault injection: swallow this many events
+ * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
+ *	so teardown cannot count on its drain requests completing
  * @lock: protects the staging ring and @timer_armed; every ib_poll_cq() of
  *	an own-mode CQ happens under it, so completions keep their order
  * @stage: software moderation: completions taken from the CQ, not yet
@@ -193,6 +199,7 @@ struct cqn_cq {
 	u64 fb_until_ns;
 	struct hrtimer fb_timer;
 	atomic_t drop_events;
+	bool overflowed;
 
 	/* protects the staging ring and timer_armed; held around ib_poll_cq() */
 	spinlock_t lock;
@@ -225,6 +232,16 @@ struct cqn_buf {
 struct cqn_endpoint;
 
 /**
+ * struct cqn_drain - a marker work request of a bounded drain
+ * @cqe: its identity; done() completes @done
+ * @done: completed when the marker's completion arrives
+ */
+struct cqn_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+/**
  * struct cqn_conn - one RC connection, server or client side
  * @ep: the endpoint it belongs to
  * @node: on @ep->conns while alive, on @ep->dead once closing
@@ -232,7 +249,8 @@ struct cqn_endpoint;
  * @cm_id: its rdma_cm id
  * @pd: protection domain on the connection's device
  * @cq: the CQ engine serving both queues
- * @cq_depth: the CQ size last asked of the provider (ep->tune_lock)
+ * @cq_depth: the configured CQ size last applied (ep->tune_lock); the CQ
+ *	is smaller only when fault_cq_undersize made it so
  * @qp: the RC QP (@cm_id->qp)
  * @msg_size: buffer size
  * @sbufs: send ring
@@ -263,6 +281,8 @@ struct cqn_endpoint;
  * @stats: this connection's counters
  * @dbg_dir: debugfs directory (server connections)
  * @peer: peer address, for logs and debugfs
+ * @sdrain: send queue marker of a bounded drain (after a CQ overflow)
+ * @rdrain: receive queue marker of a bounded drain
  */
 struct cqn_conn {
 	struct cqn_endpoint *ep;
@@ -303,6 +323,8 @@ struct cqn_conn {
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	char peer[64];
+	struct cqn_drain sdrain;
+	struct cqn_drain rdrain;
 };
 
 /**
@@ -340,6 +362,12 @@ struct cqn_conn {
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg_dir: debugfs directory
  * @dbg_conns: debugfs directory for per-connection directories
+ * @fault_cq_undersize: fault injection (debugfs): the next connection gets
+ *	a CQ of this many entries instead of cq_depth; 0 for none
+ * @fault_stop_replenish: fault injection (debugfs): the server stops
+ *	reposting the receive buffers its connections consume
+ * @fault_rnr_retry: fault injection (debugfs): 1 + the RNR retry count new
+ *	connections advertise to their peer; 0 for the default (infinite)
  */
 struct cqn_endpoint {
 	const char *name;
@@ -377,6 +405,10 @@ struct cqn_endpoint {
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	struct dentry *dbg_conns;
+
+	atomic_t fault_cq_undersize;
+	bool fault_stop_replenish;
+	u32 fault_rnr_retry;
 };
 
 extern struct workqueue_struct *cqn_wq;
@@ -430,13 +462,14 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
+void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);
 int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 
 /* src/cq.c */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
-		  int comp_vector, struct cqn_stats *stats, const char *name,
+		  u32 cqe, int comp_vector, struct cqn_stats *stats, const char *name,
 		  const struct cqn_cq_owner *ops, void *owner);
 int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);

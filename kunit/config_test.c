@@ -36,6 +36,26 @@ static void cqn_config_test_cq_depth_rule(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "= 128"));
 }
 
+/*
+ * The rule leaves no room for an overflow at the largest depths either,
+ * and a CQ that satisfies it can always be asked for.
+ */
+static void cqn_config_test_cq_depth_rule_at_max(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	cfg.msg_size = 1;
+	cfg.send_depth = CQN_DEPTH_MAX;
+	cfg.recv_depth = CQN_DEPTH_MAX;
+	cfg.cq_depth = 2 * CQN_DEPTH_MAX + 1;
+	KUNIT_EXPECT_LE(test, cfg.cq_depth, (u32)CQN_CQ_DEPTH_MAX);
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.cq_depth = 2 * CQN_DEPTH_MAX;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+}
+
 static void cqn_config_test_buffer_limit(struct kunit *test)
 {
 	struct cqn_config cfg;
@@ -118,6 +138,7 @@ static void cqn_config_test_reconnect_delay(struct kunit *test)
 static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_defaults_valid),
 	KUNIT_CASE(cqn_config_test_cq_depth_rule),
+	KUNIT_CASE(cqn_config_test_cq_depth_rule_at_max),
 	KUNIT_CASE(cqn_config_test_buffer_limit),
 	KUNIT_CASE(cqn_config_test_client_rules),
 	KUNIT_CASE(cqn_config_test_ipv6_any_client),

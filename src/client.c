@@ -231,8 +231,10 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool finished;
 	int ret;
 
-	if (!cqn_conn_wc_ok(conn, wc))
+	if (!cqn_conn_wc_ok(conn, wc)) {
+		cqn_conn_send_failed(conn, sb->idx);
 		return;
+	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
 	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
 

@@ -15,8 +15,6 @@
 
 /* How long address and route resolution may take. */
 #define CQN_RESOLVE_TIMEOUT_MS	2000
-/* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
-#define CQN_RNR_RETRY_INFINITE	7
 /* Transport retries before a silent peer fails the connection. */
 #define CQN_RETRY_COUNT		7
 /* Connect requests the listener may hold while they are accepted. */
@@ -27,11 +25,23 @@ static const char *cqn_cm_devname(struct rdma_cm_id *id)
 	return id->device ? dev_name(&id->device->dev) : "(none)";
 }
 
+/*
+ * The RNR retry count @ep advertises (REQ or REP): the peer's QP uses it
+ * for the sends it makes to this side, whose receive ring it describes.
+ * Infinite unless the fault_rnr_retry knob says otherwise.
+ */
+static u8 cqn_cm_rnr_retry(struct cqn_endpoint *ep)
+{
+	u32 v = READ_ONCE(ep->fault_rnr_retry);
+
+	return v ? v - 1 : CQN_RNR_RETRY_INFINITE;
+}
+
 /* Server: a peer asks to connect. The new id's context is the endpoint. */
 static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
-		.rnr_retry_count = CQN_RNR_RETRY_INFINITE,
+		.rnr_retry_count = cqn_cm_rnr_retry(ep),
 	};
 	struct cqn_conn *conn;
 	bool full;
@@ -117,7 +127,7 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
-		.rnr_retry_count = CQN_RNR_RETRY_INFINITE,
+		.rnr_retry_count = cqn_cm_rnr_retry(ep),
 		.retry_count = CQN_RETRY_COUNT,
 	};
 	struct cqn_conn *conn;

@@ -11,6 +11,9 @@
 #include "cqnotify.h"
 #include "cqn_msg.h"
 
+/* How long teardown waits for each drain marker after a CQ overflow. */
+#define CQN_LOSSY_DRAIN_MS	2000
+
 static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
 			       enum dma_data_direction dir)
 {
@@ -168,6 +171,23 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 }
 
 /**
+ * cqn_conn_send_failed() - a send completed with an error: free its buffer
+ * @conn: the connection, closing (cqn_conn_wc_ok() saw to it)
+ * @idx: the send buffer
+ *
+ * Nothing more is sent on a closing connection; the buffer goes back to the
+ * free stack only so that teardown can tell completed sends from lost ones.
+ *
+ * Context: completion processing; does not sleep.
+ */
+void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx)
+{
+	spin_lock_bh(&conn->lock);
+	conn->free_send[conn->nfree_send++] = idx;
+	spin_unlock_bh(&conn->lock);
+}
+
+/**
  * cqn_conn_recv_taken() - account for a receive completion
  * @conn: the connection, conn->lock held
  * @wc: the receive completion
@@ -309,7 +329,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	struct ib_qp_init_attr qp_attr = {};
 	struct cqn_conn *conn;
 	char name[40];
-	u32 i;
+	u32 i, cqe;
 	int ret;
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
@@ -353,7 +373,18 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	spin_unlock_irq(&ep->state_lock);
 	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
 	conn->cq_depth = READ_ONCE(cfg->cq_depth);
-	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg,
+	/*
+	 * Fault injection bypasses the sizing rule for this one connection;
+	 * conn->cq_depth keeps the configured size, so that catching up with
+	 * the configuration (cqn_conn_publish()) does not resize it away.
+	 */
+	cqe = atomic_xchg(&ep->fault_cq_undersize, 0);
+	if (cqe)
+		pr_info("%s: fault injection: CQ size %u instead of cq_depth %u\n",
+			name, cqe, conn->cq_depth);
+	else
+		cqe = conn->cq_depth;
+	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg, cqe,
 			    conn->id % max(cm_id->device->num_comp_vectors, 1),
 			    &conn->stats, name, &cqn_conn_cq_owner, conn);
 	if (ret)
@@ -415,6 +446,88 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+static void cqn_conn_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_drain *d = container_of(wc->wr_cqe, struct cqn_drain, cqe);
+
+	complete(&d->done);
+}
+
+/* Post a drain marker (@swr or @rwr) and wait a bounded time for it. */
+static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
+			       const struct ib_send_wr *swr, const struct ib_recv_wr *rwr)
+{
+	int ret;
+
+	d->cqe.done = cqn_conn_drain_done;
+	init_completion(&d->done);
+	ret = swr ? ib_post_send(conn->qp, swr, NULL) : ib_post_recv(conn->qp, rwr, NULL);
+	if (ret)
+		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
+				    conn->ep->name, conn->id,
+				    swr ? "send" : "receive", ERR_PTR(ret));
+	else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_LOSSY_DRAIN_MS)))
+		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
+				    conn->ep->name, conn->id,
+				    swr ? "send" : "receive");
+}
+
+/*
+ * ib_drain_qp() without its unbounded waits, for a CQ that overflowed: the
+ * provider may have dropped a marker's completion as well, and teardown
+ * must not hang on it. The same steps: the QP to the error state, then a
+ * marker on each queue, whose completion follows every earlier one of that
+ * queue. The markers live in @conn: one that completes after its wait gave
+ * up still finds them (the connection outlives its CQ processing).
+ * Context: process context; the CQ engine still runs.
+ */
+static void cqn_conn_drain_lossy(struct cqn_conn *conn)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_cqe = &conn->sdrain.cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+		},
+	};
+	struct ib_recv_wr rwr = { .wr_cqe = &conn->rdrain.cqe };
+	int ret;
+
+	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+	if (ret) {
+		pr_warn_ratelimited("%s: connection %u: moving the QP to error failed: %pe\n",
+				    conn->ep->name, conn->id,
+				    ERR_PTR(ret));
+		return;
+	}
+	cqn_conn_drain_one(conn, &conn->sdrain, &swr.wr, NULL);
+	cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
+}
+
+/*
+ * After the drain every work request has completed, so every send buffer
+ * is free again and no receive is posted; what is not was dropped by a CQ
+ * overflow (or its completion was still on the way when a bounded drain
+ * gave up). Counted as wc_lost, so that wr_posted always equals
+ * msgs_sent + msgs_received + wc_errors + wc_flushed + wc_lost.
+ * Context: process context, after the drain.
+ */
+static void cqn_conn_count_lost(struct cqn_conn *conn)
+{
+	u32 sends, recvs;
+
+	spin_lock_bh(&conn->lock);
+	sends = conn->nsend - conn->nfree_send;
+	recvs = conn->posted_recv;
+	spin_unlock_bh(&conn->lock);
+	if (!sends && !recvs)
+		return;
+	cqn_stat_add(&conn->stats, CQN_STAT_wc_lost, sends + recvs);
+	pr_warn_ratelimited("%s: connection %u: %u work requests never completed (%u sends, %u receives)\n",
+			    conn->ep->name, conn->id, sends + recvs,
+			    sends, recvs);
+}
+
 /**
  * cqn_conn_destroy() - tear a connection down, in the reverse order of create
  * @conn: the connection, no longer on any endpoint list
@@ -422,7 +535,9 @@ err_free:
  *	because a handler returns non-zero)
  *
  * Disconnects, drains the QP so that every posted work request completes
- * exactly once (flushed ones are counted), then frees everything.
+ * exactly once (flushed ones are counted), then frees everything. After a
+ * CQ overflow the drain waits a bounded time, and work requests whose
+ * completion was dropped are counted as lost.
  *
  * Context: process context, not an rdma_cm handler of this id when
  * @destroy_id is true.
@@ -439,8 +554,14 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
-	ib_drain_qp(conn->qp);
+	/* An undersized CQ (fault injection) can overflow during the drain. */
+	if (READ_ONCE(conn->cq.overflowed) ||
+	    conn->cq.cq->cqe < conn->nsend + conn->nrecv + 1)
+		cqn_conn_drain_lossy(conn);
+	else
+		ib_drain_qp(conn->qp);
 	cqn_cq_stop(&conn->cq);
+	cqn_conn_count_lost(conn);
 	cqn_debugfs_conn_destroy(conn);
 	rdma_destroy_qp(conn->cm_id);
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);

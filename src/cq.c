@@ -600,15 +600,28 @@ static void cqn_cq_core_comp_handler(struct ib_cq *cq, void *ctx)
 	c->core_handler(cq, ctx);
 }
 
-/* Context: the provider's event context, possibly atomic. Must not sleep. */
+/*
+ * IB_EVENT_CQ_ERR is a CQ overrun: the provider had a completion to post
+ * and no room, and dropped it (rxe raises it from rxe_cq_post(), once per
+ * dropped completion, in its tasklet). The sizing rule makes that
+ * impossible unless the CQ was undersized on purpose (fault_cq_undersize).
+ * Context: the provider's event context, possibly atomic. Must not sleep.
+ */
 static void cqn_cq_event_handler(struct ib_event *event, void *ctx)
 {
 	struct cqn_cq *c = ctx;
 
 	cqn_stat_inc(c->stats, CQN_STAT_cq_async_events);
-	pr_warn_ratelimited("%s: CQ async event: %s\n", c->name, ib_event_msg(event->event));
-	if (event->event == IB_EVENT_CQ_ERR)
-		c->ops->fatal(c->owner, "CQ error (overrun)");
+	if (event->event != IB_EVENT_CQ_ERR) {
+		pr_warn_ratelimited("%s: CQ async event: %s\n", c->name,
+				    ib_event_msg(event->event));
+		return;
+	}
+	cqn_stat_inc(c->stats, CQN_STAT_cq_overflows);
+	WRITE_ONCE(c->overflowed, true);
+	pr_warn_ratelimited("%s: CQ overflow (size %d): completions lost\n", c->name,
+			    event->element.cq->cqe);
+	c->ops->fatal(c->owner, "CQ overflow: completions lost");
 }
 
 static int cqn_cq_poll_thread(void *arg)
@@ -683,7 +696,8 @@ static int cqn_cq_resume(struct cqn_cq *c)
  * cqn_cq_create() - create a CQ and prepare its engine
  * @c: the engine, zeroed by the caller
  * @ibdev: the device
- * @cfg: cq_depth, cq_mode, moderation and tuning
+ * @cfg: cq_mode, moderation and tuning
+ * @cqe: entries to ask for (cq_depth; smaller only by fault injection)
  * @comp_vector: completion vector to use
  * @stats: where the engine counts
  * @name: "<endpoint>.<connection>"
@@ -697,11 +711,11 @@ static int cqn_cq_resume(struct cqn_cq *c)
  * Return: 0 or -errno; on error nothing is left to destroy.
  */
 int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
-		  int comp_vector, struct cqn_stats *stats, const char *name,
+		  u32 cqe, int comp_vector, struct cqn_stats *stats, const char *name,
 		  const struct cqn_cq_owner *ops, void *owner)
 {
 	struct ib_cq_init_attr attr = {
-		.cqe = cfg->cq_depth,
+		.cqe = cqe,
 		.comp_vector = comp_vector,
 	};
 	int ret;
@@ -731,7 +745,7 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 		enum ib_poll_context ctx = c->mode == CQN_CQ_SOFTIRQ ? IB_POLL_SOFTIRQ :
 								       IB_POLL_WORKQUEUE;
 
-		c->cq = ib_alloc_cq(ibdev, c, cfg->cq_depth, comp_vector, ctx);
+		c->cq = ib_alloc_cq(ibdev, c, cqe, comp_vector, ctx);
 		if (IS_ERR(c->cq))
 			goto err_cq;
 		c->core_handler = c->cq->comp_handler;

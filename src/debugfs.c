@@ -2,7 +2,7 @@
 /*
  * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface:
  * "devices", and per endpoint "stats", "latency", "cq" (the CQ engine's
- * histograms), "reset" and conns/<id>/.
+ * histograms), "reset", the fault_* knobs and conns/<id>/.
  * Failures here are never fatal: the module works without debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -94,8 +94,9 @@ static int cqn_ep_cq_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
 
-/* Parse a u32 in min..max written to a debugfs control file. */
-static int cqn_dbg_write_u32(const char __user *ubuf, size_t count, u32 min, u32 max, u32 *v)
+/* A control file's value from user space: a number in @min..@max. */
+static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u32 max,
+			       u32 *v)
 {
 	char buf[16];
 
@@ -112,7 +113,7 @@ static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
 	u32 v;
 	int ret;
 
-	ret = cqn_dbg_write_u32(ubuf, count, 1, 1, &v);
+	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
 	if (ret)
 		return ret;
 	cqn_ep_stats_reset(file->private_data);
@@ -126,16 +127,26 @@ static const struct file_operations cqn_ep_reset_fops = {
 	.llseek = noop_llseek,
 };
 
+/* A fault knob's value for user space. */
+static ssize_t cqn_debugfs_put_u32(char __user *ubuf, size_t count, loff_t *ppos, u32 v)
+{
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n", v);
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
 static ssize_t cqn_ep_fault_drop_events_write(struct file *file, const char __user *ubuf,
 					      size_t count, loff_t *ppos)
 {
+	struct cqn_endpoint *ep = file->private_data;
 	u32 n;
 	int ret;
 
-	ret = cqn_dbg_write_u32(ubuf, count, 0, 1000000, &n);
+	ret = cqn_debugfs_get_u32(ubuf, count, 0, 1000000, &n);
 	if (ret)
 		return ret;
-	cqn_ep_fault_drop_events(file->private_data, n);
+	cqn_ep_fault_drop_events(ep, n);
 	return count;
 }
 
@@ -152,7 +163,7 @@ static ssize_t cqn_ep_fault_qp_error_write(struct file *file, const char __user 
 	u32 v;
 	int ret;
 
-	ret = cqn_dbg_write_u32(ubuf, count, 1, 1, &v);
+	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
 	if (ret)
 		return ret;
 	ret = cqn_ep_fault_qp_error(file->private_data);
@@ -164,6 +175,98 @@ static const struct file_operations cqn_ep_fault_qp_error_fops = {
 	.open = simple_open,
 	.write = cqn_ep_fault_qp_error_write,
 	.llseek = noop_llseek,
+};
+
+static ssize_t cqn_ep_fault_cq_undersize_read(struct file *file, char __user *ubuf,
+					      size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+
+	return cqn_debugfs_put_u32(ubuf, count, ppos, atomic_read(&ep->fault_cq_undersize));
+}
+
+static ssize_t cqn_ep_fault_cq_undersize_write(struct file *file, const char __user *ubuf,
+					       size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	u32 n;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 0, CQN_CQ_DEPTH_MAX, &n);
+	if (ret)
+		return ret;
+	atomic_set(&ep->fault_cq_undersize, n);
+	return count;
+}
+
+static const struct file_operations cqn_ep_fault_cq_undersize_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = cqn_ep_fault_cq_undersize_read,
+	.write = cqn_ep_fault_cq_undersize_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t cqn_ep_fault_stop_replenish_read(struct file *file, char __user *ubuf,
+						size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+
+	return cqn_debugfs_put_u32(ubuf, count, ppos, READ_ONCE(ep->fault_stop_replenish));
+}
+
+static ssize_t cqn_ep_fault_stop_replenish_write(struct file *file, const char __user *ubuf,
+						 size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	u32 n;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 0, 1, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(ep->fault_stop_replenish, n);
+	return count;
+}
+
+static const struct file_operations cqn_ep_fault_stop_replenish_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = cqn_ep_fault_stop_replenish_read,
+	.write = cqn_ep_fault_stop_replenish_write,
+	.llseek = default_llseek,
+};
+
+/* Shown and written as the count itself; held as count + 1 (0: default). */
+static ssize_t cqn_ep_fault_rnr_retry_read(struct file *file, char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	u32 v = READ_ONCE(ep->fault_rnr_retry);
+
+	return cqn_debugfs_put_u32(ubuf, count, ppos, v ? v - 1 : CQN_RNR_RETRY_INFINITE);
+}
+
+static ssize_t cqn_ep_fault_rnr_retry_write(struct file *file, const char __user *ubuf,
+					    size_t count, loff_t *ppos)
+{
+	struct cqn_endpoint *ep = file->private_data;
+	u32 n;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 0, CQN_RNR_RETRY_INFINITE, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(ep->fault_rnr_retry, n == CQN_RNR_RETRY_INFINITE ? 0 : n + 1);
+	return count;
+}
+
+static const struct file_operations cqn_ep_fault_rnr_retry_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = cqn_ep_fault_rnr_retry_read,
+	.write = cqn_ep_fault_rnr_retry_write,
+	.llseek = default_llseek,
 };
 
 static int cqn_conn_stats_show(struct seq_file *m, void *v)
@@ -207,6 +310,12 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 			    &cqn_ep_fault_drop_events_fops);
 	debugfs_create_file("fault_qp_error", 0200, ep->dbg_dir, ep,
 			    &cqn_ep_fault_qp_error_fops);
+	debugfs_create_file("fault_cq_undersize", 0600, ep->dbg_dir, ep,
+			    &cqn_ep_fault_cq_undersize_fops);
+	debugfs_create_file("fault_stop_replenish", 0600, ep->dbg_dir, ep,
+			    &cqn_ep_fault_stop_replenish_fops);
+	debugfs_create_file("fault_rnr_retry", 0600, ep->dbg_dir, ep,
+			    &cqn_ep_fault_rnr_retry_fops);
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }
 

@@ -64,6 +64,11 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 		conn->free_send[conn->nfree_send++] = sb->idx;
 		return ret;
 	}
+	if (unlikely(READ_ONCE(conn->ep->fault_stop_replenish))) {
+		/* Fault injection: the ring runs dry and the client meets RNR NAKs. */
+		cqn_stat_inc(&conn->stats, CQN_STAT_recvs_withheld);
+		return 0;
+	}
 	return cqn_conn_post_recv(conn, ridx);
 }
 
@@ -142,8 +147,10 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_conn *conn = sb->conn;
 	int ret = 0;
 
-	if (!cqn_conn_wc_ok(conn, wc))
+	if (!cqn_conn_wc_ok(conn, wc)) {
+		cqn_conn_send_failed(conn, sb->idx);
 		return;
+	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
 	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
 

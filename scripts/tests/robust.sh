@@ -3,7 +3,8 @@
 # Reliability and security on the debug kernel: a soak over four
 # connections, devices and providers removed under traffic, enable toggled
 # under traffic, injected failures in every setup step and in slab
-# allocations, hostile configfs input, a hostile peer on the wire, and
+# allocations, a CQ overflow and RNR retries running out (debugfs fault
+# knobs), hostile configfs input, a hostile peer on the wire, and
 # permissions. Each test is followed by the kernel gate of cqn_run_tests
 # (splats) and the VM's kmemleak scan at the end.
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,8 @@ ALL_TESTS="
 	reconnect_gives_up
 	fail_function_setup_steps
 	failslab_during_enable
+	cq_overflow
+	rnr_retry_exceeded
 	configfs_fuzz
 	configfs_state_sequences
 	hostile_peer
@@ -190,6 +193,164 @@ rxe_unload_under_traffic()
 	check_clean_run cli $N || return 1
 	echo "figure: rdma_rxe unloaded under traffic, both ends in error with reasons, service works after"
 	reliability faults=1 verified=$N lost=$((N - $(ep_stat cli msgs_verified)))
+	ep_remove cli srv
+}
+
+# check_accounted EP: every work request the endpoint posted completed
+# (successfully, in error or flushed) or was counted lost. Meaningful once
+# its connections are destroyed (conns_active 0, conns_closed counted).
+check_accounted()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) || { fail "$1: no wr_posted"; return 1; }
+	done=$(($(ep_stat "$1" msgs_sent) + $(ep_stat "$1" msgs_received) +
+		$(ep_stat "$1" wc_errors) + $(ep_stat "$1" wc_flushed) + $(ep_stat "$1" wc_lost)))
+	expect_eq "$done" "$posted" "$1: sent + received + wc_errors + wc_flushed + wc_lost = wr_posted"
+}
+
+# accounting EP: the figure behind check_accounted.
+accounting()
+{
+	echo "posted $(ep_stat "$1" wr_posted) = sent $(ep_stat "$1" msgs_sent) + received $(ep_stat "$1" msgs_received) + errors $(ep_stat "$1" wc_errors) + flushed $(ep_stat "$1" wc_flushed) + lost $(ep_stat "$1" wc_lost)"
+}
+
+# hw_counter DEV NAME: one of rxe's port counters.
+hw_counter()
+{
+	local v
+
+	read -r v <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" || return 1
+	echo "$v"
+}
+
+# stream_client NAME: an endless stream client, enabled (it may fail at once).
+stream_client()
+{
+	ep_create "$1" role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable "$1" 1
+}
+
+# A CQ far below send_depth + recv_depth + 1 (fault_cq_undersize) overflows
+# under traffic: on rxe the provider drops completions and raises
+# IB_EVENT_CQ_ERR from its tasklet. Client side, then server side.
+cq_overflow()
+{
+	local need=$((64 + 64 + 1)) cqe cfig sfig
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 || return 1
+	expect_write "$CQN_DFS/cli/fault_cq_undersize" 1 || return 1
+	expect_eq "$(<"$CQN_DFS/cli/fault_cq_undersize")" 1 "fault_cq_undersize read back" || return 1
+	ep_enable cli 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "^CQ overflow" "client last_error" || return 1
+	cqe=$(ep_attr cli cq_depth_actual)
+	[ "$cqe" -lt $need ] || { fail "client CQ of $cqe entries is not undersized"; return 1; }
+	expect_eq "$(<"$CQN_DFS/cli/fault_cq_undersize")" 0 "the knob is spent" || return 1
+	# Torn down without hanging, every work request accounted for (a
+	# connection's counters reach the endpoint's totals once it is gone).
+	wait_stat 60 cli conns_closed = 1 || return 1
+	[ "$(ep_stat cli cq_overflows)" -ge 1 ] || { fail "client cq_overflows not counted"; return 1; }
+	check_accounted cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wait_stat 60 srv conns_closed = 1 || return 1
+	check_accounted srv || return 1
+	expect_eq "$(ep_stat srv wc_lost)" 0 "server wc_lost (its CQ was sized)" || return 1
+	cfig="client CQ size $cqe (rule: $need): '$(ep_attr cli last_error)', cq_overflows $(ep_stat cli cq_overflows), $(accounting cli); server $(accounting srv)"
+	# No reconnect mechanism: disable and enable again (the knob was one-shot).
+	ep_enable cli 0 || return 1
+	ep_remove cli
+	run_client cli workload=stream queue_depth=16 iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	expect_eq "$(ep_stat cli wc_lost)" 0 "client wc_lost after re-enable" || return 1
+	expect_eq "$(ep_stat cli cq_overflows)" 0 "client cq_overflows after re-enable" || return 1
+
+	# Server side: its next connection's CQ overflows; the server keeps serving.
+	ep_remove cli
+	wait_stat 60 srv conns_active = 0 || return 1
+	wait_stat 60 srv conns_closed = 2 || return 1
+	expect_write "$CQN_DFS/srv/reset" 1 || return 1
+	expect_write "$CQN_DFS/srv/fault_cq_undersize" 1 || return 1
+	stream_client cli || return 1
+	ep_wait_state cli error 120 || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wait_stat 60 srv conns_closed = 1 || return 1
+	[ "$(ep_stat srv cq_overflows)" -ge 1 ] || { fail "server cq_overflows not counted"; return 1; }
+	check_accounted srv || return 1
+	wait_stat 60 cli conns_closed = 1 || return 1
+	check_accounted cli || return 1
+	expect_eq "$(ep_attr srv state)" running "server state after its CQ overflowed" || return 1
+	sfig="server CQ size 1 overflowed: cq_overflows $(ep_stat srv cq_overflows), $(accounting srv); its client: '$(ep_attr cli last_error)'"
+	ep_remove cli
+	run_client cli iterations=$N || return 1
+	check_clean_run cli $N || return 1
+	echo "figure: $cfig"
+	echo "figure: $sfig"
+	echo "figure: after each: re-enabled client $N/$N verified, 0 lost"
+	reliability faults=2 verified=$((2 * N)) lost=$((N - $(ep_stat cli msgs_verified)))
+	ep_remove cli srv
+}
+
+# The server stops reposting receives (fault_stop_replenish) and advertises
+# a finite RNR retry count (fault_rnr_retry): the client's sends meet RNR
+# NAKs, each retried after the minimum RNR timer (655 ms, the rdma_cm
+# default), until the retries run out with IB_WC_RNR_RETRY_EXC_ERR.
+rnr_retry_exceeded()
+{
+	local rnr=3 t0 ms rcvd sent exc rcvd0 sent0 exc0 t1 t2
+
+	setup || return 1
+	start_server send_depth=16 recv_depth=16 cq_depth=64 || return 1
+	expect_write "$CQN_DFS/srv/fault_rnr_retry" $rnr || return 1
+	expect_eq "$(<"$CQN_DFS/srv/fault_rnr_retry")" $rnr "fault_rnr_retry read back" || return 1
+	expect_write "$CQN_DFS/srv/fault_stop_replenish" 1 || return 1
+	rcvd0=$(hw_counter rxe1 rcvd_rnr_err) && sent0=$(hw_counter rxe0 send_rnr_err) &&
+		exc0=$(hw_counter rxe1 retry_rnr_exceeded_err) ||
+		{ fail "no rxe hw_counters"; return 1; }
+	t0=${EPOCHREALTIME/./}
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 || return 1
+	ep_wait_state cli error 120 || return 1
+	ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+	expect_match "$(ep_attr cli last_error)" "RNR retry counter exceeded" "client last_error" ||
+		return 1
+	expect_eq "$(ep_stat cli wc_errors)" 1 "client wc_errors" || return 1
+	rcvd=$(($(hw_counter rxe1 rcvd_rnr_err) - rcvd0))
+	sent=$(($(hw_counter rxe0 send_rnr_err) - sent0))
+	exc=$(($(hw_counter rxe1 retry_rnr_exceeded_err) - exc0))
+	[ $rcvd -ge $((rnr + 1)) ] || { fail "rxe1 rcvd_rnr_err +$rcvd, expected >= $((rnr + 1))"; return 1; }
+	[ $sent -ge $((rnr + 1)) ] || { fail "rxe0 send_rnr_err +$sent, expected >= $((rnr + 1))"; return 1; }
+	expect_eq "$exc" 1 "rxe1 retry_rnr_exceeded_err" || return 1
+	# rnr retries, each after at least the 655 ms RNR timer.
+	[ $ms -ge $((rnr * 600)) ] || { fail "error after $ms ms: the RNR timer was not honoured"; return 1; }
+	[ "$(ep_stat srv recvs_withheld)" -ge 16 ] || { fail "server withheld $(ep_stat srv recvs_withheld) receives"; return 1; }
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	t1=$SECONDS
+	wait_stat 60 cli conns_closed = 1 || return 1
+	check_accounted cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	wait_stat 60 srv conns_closed = 1 || return 1
+	check_accounted srv || return 1
+	t1=$((SECONDS - t1))
+	echo "figure: rnr_retry $rnr: client error after $ms ms: '$(ep_attr cli last_error)', wc_errors $(ep_stat cli wc_errors); rxe1 rcvd_rnr_err +$rcvd, retry_rnr_exceeded_err +$exc; rxe0 send_rnr_err +$sent; server withheld $(ep_stat srv recvs_withheld) receives"
+	reliability faults=1
+	echo "figure: both connections torn down within $t1 s; client $(accounting cli); server $(accounting srv)"
+	# Knobs cleared, the client enabled again: a clean run.
+	expect_write "$CQN_DFS/srv/fault_stop_replenish" 0 || return 1
+	expect_write "$CQN_DFS/srv/fault_rnr_retry" 7 || return 1
+	ep_enable cli 0 || return 1
+	ep_remove cli
+	t2=$SECONDS
+	run_client cli workload=stream queue_depth=8 iterations=$N || return 1
+	t2=$((SECONDS - t2))
+	check_clean_run cli $N || return 1
+	expect_eq "$(ep_stat cli wc_lost)" 0 "client wc_lost after clearing" || return 1
+	echo "figure: knobs cleared, client re-enabled: $N/$N verified in $t2 s"
 	ep_remove cli srv
 }
 
@@ -591,7 +752,7 @@ hostile_peer()
 
 permissions()
 {
-	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups" f
 
 	command -v setpriv >/dev/null || { fail "setpriv (util-linux) missing"; return 1; }
 	setup || return 1
@@ -608,11 +769,15 @@ permissions()
 		{ fail "nobody read debugfs devices"; return 1; }
 	$as_nobody sh -c "echo 1 > $CQN_DFS/srv/reset" 2>/dev/null &&
 		{ fail "nobody reset the stats"; return 1; }
-	$as_nobody sh -c "echo 5 > $CQN_DFS/srv/fault_drop_events" 2>/dev/null &&
-		{ fail "nobody injected a fault"; return 1; }
+	for f in fault_drop_events fault_qp_error fault_cq_undersize fault_stop_replenish \
+		 fault_rnr_retry; do
+		$as_nobody sh -c "echo 1 > $CQN_DFS/srv/$f" 2>/dev/null &&
+			{ fail "nobody injected a fault ($f)"; return 1; }
+	done
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
-	reliability bad_inputs=7
+	# 6 attempts above and one per fault knob
+	reliability bad_inputs=11
 	ep_remove srv
 }
 
