@@ -446,11 +446,7 @@ event_storm_falls_back()
 siw_cleanup()
 {
 	ep_remove cli srv
-	rdma link delete siw0 2>/dev/null
-	rdma link delete siw1 2>/dev/null
-	ip rule del pref 102 2>/dev/null
-	ip rule del pref 103 2>/dev/null
-	ip link delete veth2 2>/dev/null
+	siw_pair_down
 }
 
 # siw, the second provider: no modify_cq (software moderation) and no
@@ -459,36 +455,10 @@ siw_cleanup()
 # the way vm-init routes the rxe pair.
 siw_provider()
 {
-	local n=$((N / 2)) mac2 mac3
+	local n=$((N / 2))
 
 	setup || return 1
-	modprobe siw || { fail "siw provider not available"; return 1; }
-	if ! ip link add veth2 type veth peer name veth3 ||
-	   ! ip addr add 10.77.1.1/24 dev veth2 || ! ip addr add 10.77.1.2/24 dev veth3 ||
-	   ! ip link set veth2 up || ! ip link set veth3 up; then
-		fail "veth2/veth3 setup"
-		siw_cleanup
-		return 1
-	fi
-	mac2=$(cat /sys/class/net/veth2/address)
-	mac3=$(cat /sys/class/net/veth3/address)
-	if ! ip -batch - <<-EOF; then
-		neigh replace 10.77.1.2 lladdr $mac3 dev veth2 nud permanent
-		neigh replace 10.77.1.1 lladdr $mac2 dev veth3 nud permanent
-		route add 10.77.1.2 dev veth2 src 10.77.1.1 table 102
-		route add 10.77.1.1 dev veth3 src 10.77.1.2 table 103
-		rule add pref 102 iif lo to 10.77.1.2 lookup 102
-		rule add pref 103 iif lo to 10.77.1.1 lookup 103
-	EOF
-		fail "routing for veth2/veth3"
-		siw_cleanup
-		return 1
-	fi
-	if ! rdma link add siw0 type siw netdev veth2 || ! rdma link add siw1 type siw netdev veth3; then
-		fail "rdma link add siw0/siw1"
-		siw_cleanup
-		return 1
-	fi
+	siw_pair_up || return 1
 	if ! siw_run $n; then
 		siw_cleanup
 		return 1

@@ -97,6 +97,7 @@ cqn_run_tests()
 	local script t mark rc log splats start
 
 	script=$(basename "$0" .sh)
+	[ "$CQN_PROVIDER" = rxe ] || script+="@$CQN_PROVIDER"
 	log=/tmp/cqn-test.log
 	for t in $ALL_TESTS; do
 		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
@@ -228,8 +229,66 @@ wait_stat()
 	fail "timed out after $secs s waiting for $1 $2 $3 $4 (now '$(ep_stat "$1" "$2")')"
 }
 
-# --- a cqnotify server on rxe0 (10.77.0.1), clients on rxe1 ---
-SERVER_ADDR=10.77.0.1
+# --- a cqnotify server on rxe0 (10.77.0.1), clients on rxe1 (10.77.0.2);
+# with CQN_PROVIDER=siw, siw0 on veth2 (10.77.1.1) and siw1 on veth3
+# (10.77.1.2) instead (siw_pair_up makes them) ---
+CQN_PROVIDER=${CQN_PROVIDER:-rxe}
+if [ "$CQN_PROVIDER" = siw ]; then
+	SERVER_ADDR=10.77.1.1
+	SRV_DEV=siw0
+	CLI_DEV=siw1
+	CLI_NETDEV=veth3
+else
+	SERVER_ADDR=10.77.0.1
+	SRV_DEV=rxe0
+	CLI_DEV=rxe1
+	CLI_NETDEV=veth1
+fi
+
+# siw_pair_up: siw0 on veth2 (10.77.1.1) and siw1 on veth3 (10.77.1.2), with
+# policy routing so that traffic between them crosses the veth pair.
+siw_pair_up()
+{
+	local mac2 mac3
+
+	modprobe siw || { fail "siw provider not available"; return 1; }
+	if ! ip link add veth2 type veth peer name veth3 ||
+	   ! ip addr add 10.77.1.1/24 dev veth2 || ! ip addr add 10.77.1.2/24 dev veth3 ||
+	   ! ip link set veth2 up || ! ip link set veth3 up; then
+		fail "veth2/veth3 setup"
+		siw_pair_down
+		return 1
+	fi
+	mac2=$(cat /sys/class/net/veth2/address)
+	mac3=$(cat /sys/class/net/veth3/address)
+	if ! ip -batch - <<-EOF; then
+		neigh replace 10.77.1.2 lladdr $mac3 dev veth2 nud permanent
+		neigh replace 10.77.1.1 lladdr $mac2 dev veth3 nud permanent
+		route add 10.77.1.2 dev veth2 src 10.77.1.1 table 102
+		route add 10.77.1.1 dev veth3 src 10.77.1.2 table 103
+		rule add pref 102 iif lo to 10.77.1.2 lookup 102
+		rule add pref 103 iif lo to 10.77.1.1 lookup 103
+	EOF
+		fail "routing for veth2/veth3"
+		siw_pair_down
+		return 1
+	fi
+	if ! rdma link add siw0 type siw netdev veth2 || ! rdma link add siw1 type siw netdev veth3; then
+		fail "rdma link add siw0/siw1"
+		siw_pair_down
+		return 1
+	fi
+}
+
+# siw_pair_down: undo siw_pair_up (whatever part of it was done).
+siw_pair_down()
+{
+	rdma link delete siw0 2>/dev/null
+	rdma link delete siw1 2>/dev/null
+	ip rule del pref 102 2>/dev/null
+	ip rule del pref 103 2>/dev/null
+	ip link delete veth2 2>/dev/null
+}
 # Iterations stay small: the debug kernel under TCG moves ~1000 messages/s.
 N=${CQN_TEST_ITERATIONS:-200}
 [ "$CQN_KERNEL" = debug ] && N=${CQN_TEST_ITERATIONS:-100}

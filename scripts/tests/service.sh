@@ -3,6 +3,7 @@
 # The RC send/recv service end to end over rxe: a cqnotify server on rxe0
 # (10.77.0.1) and clients on rxe1 (10.77.0.2), verified echoes, counters that
 # agree on both sides, userspace interop, and the ways a run can be cut short.
+# With CQN_PROVIDER=siw (service_siw.sh) the same tests run over siw0/siw1.
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="
@@ -70,14 +71,15 @@ stream_poll()
 	stream_mode poll
 }
 
-# rxe_sent DEV: packets the device has sent (rxe hardware counter).
-rxe_sent()
+# net_sent NETDEV: packets the network device under an RDMA device has sent.
+net_sent()
 {
-	rdma statistic show link "$1/1" | grep -oE 'sent_pkts [0-9]+' | cut -d' ' -f2
+	cat "/sys/class/net/$1/statistics/tx_packets"
 }
 
 # Client sent == server echoed == client verified, and re-running works.
-# The client's packets really leave rxe1 (not rxe0 talking to itself).
+# The client's packets really leave its device's netdev (veth1 under rxe1,
+# veth3 under siw1), not a loop inside one device.
 counters_agree()
 {
 	local run sent0
@@ -88,12 +90,12 @@ counters_agree()
 		msg_size=4095 iterations=$N || return 1
 	for run in 1 2; do
 		printf 1 >"$CQN_DFS/srv/reset"
-		sent0=$(rxe_sent rxe1)
+		sent0=$(net_sent $CLI_NETDEV)
 		ep_enable cli 1 || return 1
 		ep_wait_state cli done 240 || return 1
 		check_clean_run cli $N || return 1
-		[ $(($(rxe_sent rxe1) - sent0)) -ge $N ] ||
-			{ fail "rxe1 sent $(($(rxe_sent rxe1) - sent0)) packets for $N messages"; return 1; }
+		[ $(($(net_sent $CLI_NETDEV) - sent0)) -ge $N ] ||
+			{ fail "$CLI_NETDEV sent $(($(net_sent $CLI_NETDEV) - sent0)) packets for $N messages"; return 1; }
 		wait_stat 20 srv msgs_sent = $N || return 1
 		expect_eq "$(ep_stat srv msgs_received)" $N "server received (run $run)" || return 1
 		expect_eq "$(ep_stat srv bytes_sent)" $((N * 4095)) "server bytes echoed" || return 1
@@ -170,14 +172,16 @@ link_delete_under_traffic()
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
 	wait_stat 30 cli msgs_verified -gt 50 || return 1
 	# The server's side of the connection is on rxe0, the client's on rxe1.
-	expect_match "$(cat "$CQN_DFS"/srv/conns/*/stats)" '^device rxe0$' \
+	expect_match "$(cat "$CQN_DFS"/srv/conns/*/stats)" "^device $SRV_DEV\$" \
 		"server connection device" || return 1
-	timeout 120 rdma link delete rxe1 || { fail "rdma link delete rxe1 hung or failed"; return 1; }
+	timeout 120 rdma link delete $CLI_DEV ||
+		{ fail "rdma link delete $CLI_DEV hung or failed"; return 1; }
 	ep_wait_state cli error 30 || return 1
-	expect_match "$(ep_attr cli last_error)" "rxe1 removed" "client's reason" || return 1
+	expect_match "$(ep_attr cli last_error)" "$CLI_DEV removed" "client's reason" || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "no message error before removal" || return 1
 	wait_stat 60 srv conns_active = 0 || return 1
-	rdma link add rxe1 type rxe netdev veth1 || { fail "rdma link add rxe1"; return 1; }
+	rdma link add $CLI_DEV type $CQN_PROVIDER netdev $CLI_NETDEV ||
+		{ fail "rdma link add $CLI_DEV"; return 1; }
 	ep_enable cli 0 || return 1
 	expect_write "$CQN_CFS/endpoints/cli/duration_ms" 0 || return 1
 	expect_write "$CQN_CFS/endpoints/cli/iterations" $N || return 1
@@ -235,8 +239,13 @@ rmdir_running()
 	[ ! -e "$CQN_DFS/cli" ] || fail "debugfs directory left after rmdir"
 }
 
+if [ "$CQN_PROVIDER" = siw ] && ! siw_pair_up; then
+	echo "not ok - service@siw: siw0/siw1 could not be set up"
+	exit 1
+fi
 cqn_run_tests
 rc=$?
 ep_remove cli cli2 cli3 srv 2>/dev/null
 cqn_unload 2>/dev/null
+[ "$CQN_PROVIDER" = rxe ] || siw_pair_down
 exit $rc
