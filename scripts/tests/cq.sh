@@ -156,7 +156,7 @@ PACED_RATE=1000
 PACED_PERIOD=10000
 if [ "$CQN_KERNEL" = debug ]; then
 	PACED_RATE=200
-	PACED_PERIOD=40000
+	PACED_PERIOD=65000
 fi
 
 # paced_run COUNT PERIOD: the paced stream with that moderation on the
