@@ -142,9 +142,10 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * during teardown is counted quietly, and so is any error status once the
  * connection is closing (siw completes the work request in progress at
  * disconnect with "local QP operation error" rather than a flush); a flush
- * on a live connection means its QP went to the error state, which closes
- * it; any other status is counted, logged (ratelimited) and closes the
- * connection.
+ * on a live, established connection means its QP went to the error state,
+ * which closes it (before it is established, the rdma_cm event that
+ * follows says why); any other status is counted, logged (ratelimited)
+ * and closes the connection.
  *
  * Context: completion processing; does not sleep.
  * Return: true if @wc succeeded.
@@ -156,7 +157,8 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 		return true;
 	if (wc->status == IB_WC_WR_FLUSH_ERR || READ_ONCE(conn->dead)) {
 		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
-		if (!READ_ONCE(conn->dead))
+		/* Before ESTABLISHED the rdma_cm event says why (siw flushes first). */
+		if (!READ_ONCE(conn->dead) && READ_ONCE(conn->established))
 			cqn_conn_close(conn, "wc status: %s (QP in error state)",
 				       ib_wc_status_msg(wc->status));
 		return false;
