@@ -234,7 +234,7 @@ rmdir_running()
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
 	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir running server"; return 1; }
 	ep_wait_state cli error 30 || return 1
-	expect_match "$(ep_attr cli last_error)" "disconnect|wc status" "client sees the server go" || return 1
+	expect_match "$(ep_attr cli last_error)" "disconnect|wc status|QP event" "client sees the server go" || return 1
 	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir client"; return 1; }
 	[ ! -e "$CQN_DFS/cli" ] || fail "debugfs directory left after rmdir"
 }
