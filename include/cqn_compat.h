@@ -17,7 +17,15 @@
 #include <linux/hrtimer.h>
 #include <linux/version.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+/*
+ * The kernel's major.minor, what every branch below depends on. Built from
+ * LINUX_VERSION_MAJOR and _PATCHLEVEL (5.14 on; undefined before, which
+ * reads as 0 and fails the check below): the sublevel plays no part, and
+ * LINUX_VERSION_CODE clamps it at 255 on long-lived stable trees anyway.
+ */
+#define CQN_KVER	KERNEL_VERSION(LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL, 0)
+
+#if KERNEL_VERSION(6, 1, 0) > CQN_KVER
 #error "cqnotify needs Linux 6.1 or later"
 #endif
 
@@ -25,7 +33,7 @@
  * 6.10 dropped __assign_str()'s source argument: the source is the one
  * given to __string() in TP_STRUCT__entry.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#if KERNEL_VERSION(6, 10, 0) <= CQN_KVER
 #define cqn_assign_str(dst, src)	__assign_str(dst)
 #else
 #define cqn_assign_str(dst, src)	__assign_str(dst, src)
@@ -39,7 +47,7 @@ static inline void cqn_hrtimer_setup(struct hrtimer *timer,
 				     enum hrtimer_restart (*fn)(struct hrtimer *),
 				     clockid_t clock, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= CQN_KVER
 	hrtimer_setup(timer, fn, clock, mode);
 #else
 	hrtimer_init(timer, clock, mode);
@@ -48,7 +56,7 @@ static inline void cqn_hrtimer_setup(struct hrtimer *timer,
 }
 
 /* 6.13 made symbol namespaces string literals. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= CQN_KVER
 #define CQN_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #else
 #define CQN_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)

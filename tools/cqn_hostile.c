@@ -20,6 +20,7 @@
  * Exit status: 0 the server behaved, 1 it did not, 2 bad usage, 3 this peer
  * could not do its part (no connection, verbs failure).
  */
+#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +39,15 @@
 /* include/cqn_msg.h, for the header layout and magic, outside the kernel. */
 typedef uint32_t u32;
 typedef uint64_t u64;
-/* What the kernel's compiler headers give, as tools/include/linux does. */
-#define __packed	__attribute__((__packed__))
-#define __noreturn	__attribute__((__noreturn__))
+/*
+ * The header's fields are naturally aligned, so it has the same layout
+ * without __packed (checked below); C11 says what __noreturn says.
+ */
+#define __packed
+#define __noreturn	noreturn
 #include "cqn_msg.h"
+
+static_assert(sizeof(struct cqn_msg_hdr) == 32, "struct cqn_msg_hdr is 32 bytes on the wire");
 
 /* The server's largest msg_size (include/cqn_config.h): echoes fit. */
 #define HOSTILE_RECV_MAX	(1024 * 1024)
@@ -73,7 +80,7 @@ static struct sockaddr_storage dst;
 static int timeout_ms = 30000;
 static bool verbose;
 
-static void __noreturn die(int rc, const char *what)
+static __noreturn void die(int rc, const char *what)
 {
 	fprintf(stderr, "cqn_hostile: %s: %s\n", what, strerror(errno));
 	exit(rc);
@@ -433,7 +440,8 @@ static int mode_flood(int conns, int hold_ms)
 			    !memcmp(c[i].buf, c[i].buf + HOSTILE_PING_LEN, HOSTILE_PING_LEN))
 				served++;
 			else
-				fprintf(stderr, "cqn_hostile: flood connection %d: send %s, echo %s\n",
+				fprintf(stderr,
+					"cqn_hostile: flood connection %d: send %s, echo %s\n",
 					i, st_name(send_st), st_name(recv_st));
 			break;
 		case H_REJECTED:
@@ -463,7 +471,7 @@ static int mode_flood(int conns, int hold_ms)
 	return !failed && !pending && served == accepted && !dropped ? 0 : 1;
 }
 
-static void __noreturn usage(void)
+static __noreturn void usage(void)
 {
 	fprintf(stderr,
 		"Usage: cqn_hostile -a ADDR [-p PORT] -m oversize|empty|lying|flood [OPTIONS]\n"
