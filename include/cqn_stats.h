@@ -50,6 +50,7 @@
  * @CQN_STAT_cq_fallbacks: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_storms: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_events_dropped: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_events_injected: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_overflows: see Documentation/admin-guide.rst
  * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
@@ -99,6 +100,7 @@ enum cqn_stat {
 	CQN_STAT_cq_fallbacks,
 	CQN_STAT_cq_storms,
 	CQN_STAT_cq_events_dropped,
+	CQN_STAT_cq_events_injected,
 	CQN_STAT_cq_async_events,
 	CQN_STAT_cq_overflows,
 	CQN_STAT_qp_async_events,

@@ -49,6 +49,10 @@
 
 /* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
 #define CQN_RNR_RETRY_INFINITE	7
+/* Largest burst fault_spurious_events injects per connection. */
+#define CQN_SPURIOUS_EVENTS_MAX	100000
+/* debugfs control files of an endpoint: reset and the fault_* knobs. */
+#define CQN_EP_NR_KNOBS		7
 
 /**
  * struct cqn_device - an RDMA device as seen by the cqnotify ib_client
@@ -328,6 +332,16 @@ struct cqn_conn {
 };
 
 /**
+ * struct cqn_ep_knob_file - what a debugfs control file of an endpoint acts on
+ * @ep: the endpoint
+ * @idx: the control, an index into src/debugfs.c's table
+ */
+struct cqn_ep_knob_file {
+	struct cqn_endpoint *ep;
+	u32 idx;
+};
+
+/**
  * struct cqn_endpoint - the service side of an endpoint directory
  * @name: the directory's name
  * @node: on cqn_endpoints, protected by cqn_endpoints_lock
@@ -362,6 +376,7 @@ struct cqn_conn {
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg_dir: debugfs directory
  * @dbg_conns: debugfs directory for per-connection directories
+ * @knob_files: what each debugfs control file (reset, fault_*) acts on
  * @fault_cq_undersize: fault injection (debugfs): the next connection gets
  *	a CQ of this many entries instead of cq_depth; 0 for none
  * @fault_stop_replenish: fault injection (debugfs): the server stops
@@ -405,6 +420,7 @@ struct cqn_endpoint {
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	struct dentry *dbg_conns;
+	struct cqn_ep_knob_file knob_files[CQN_EP_NR_KNOBS];
 
 	atomic_t fault_cq_undersize;
 	bool fault_stop_replenish;
@@ -450,6 +466,7 @@ u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
+int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
 void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
@@ -481,6 +498,7 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg);
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
 u32 cqn_cq_window_us(struct cqn_cq *c);
 void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n);
+int cqn_cq_fault_spurious_events(struct cqn_cq *c, u32 n);
 
 /* src/cm.c */
 int cqn_cm_listen(struct cqn_endpoint *ep);

@@ -1030,3 +1030,32 @@ void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n)
 {
 	atomic_set(&c->drop_events, n);
 }
+
+/**
+ * cqn_cq_fault_spurious_events() - fault injection: a burst of events with
+ * nothing behind them
+ * @c: the engine
+ * @n: how many times to call the comp_handler, back to back
+ *
+ * Simulates a device that raises completion interrupts it should not (an
+ * interrupt storm): the engine's own comp_handler runs @n times in a row,
+ * each counted as an event (and as ``cq_events_injected``), so the storm
+ * guard (max_events_per_ms) sees them as it would see a device's. Each
+ * wakeup they cause finds the CQ empty or takes what is there, as for any
+ * event; nothing is lost or handled twice.
+ *
+ * Context: any, IRQs disabled or not (the comp_handler's own context is
+ * hard IRQ on hardware).
+ * Return: 0, or -EOPNOTSUPP for the core's modes (the core owns that CQ's
+ * handler).
+ */
+int cqn_cq_fault_spurious_events(struct cqn_cq *c, u32 n)
+{
+	if (c->core)
+		return -EOPNOTSUPP;
+	while (n--) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_events_injected);
+		cqn_cq_comp_handler(c->cq, c);
+	}
+	return 0;
+}

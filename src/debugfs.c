@@ -107,27 +107,7 @@ static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u
 	return cqn_parse_u32(buf, count, min, max, v) ? -EINVAL : 0;
 }
 
-static ssize_t cqn_ep_reset_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
-{
-	u32 v;
-	int ret;
-
-	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
-	if (ret)
-		return ret;
-	cqn_ep_stats_reset(file->private_data);
-	return count;
-}
-
-static const struct file_operations cqn_ep_reset_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = cqn_ep_reset_write,
-	.llseek = noop_llseek,
-};
-
-/* A fault knob's value for user space. */
+/* A control file's value for user space. */
 static ssize_t cqn_debugfs_put_u32(char __user *ubuf, size_t count, loff_t *ppos, u32 v)
 {
 	char buf[16];
@@ -136,136 +116,119 @@ static ssize_t cqn_debugfs_put_u32(char __user *ubuf, size_t count, loff_t *ppos
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
-static ssize_t cqn_ep_fault_drop_events_write(struct file *file, const char __user *ubuf,
-					      size_t count, loff_t *ppos)
+static int cqn_knob_reset_set(struct cqn_endpoint *ep, u32 v)
 {
-	struct cqn_endpoint *ep = file->private_data;
-	u32 n;
-	int ret;
-
-	ret = cqn_debugfs_get_u32(ubuf, count, 0, 1000000, &n);
-	if (ret)
-		return ret;
-	cqn_ep_fault_drop_events(ep, n);
-	return count;
+	cqn_ep_stats_reset(ep);
+	return 0;
 }
 
-static const struct file_operations cqn_ep_fault_drop_events_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = cqn_ep_fault_drop_events_write,
-	.llseek = noop_llseek,
+static int cqn_knob_drop_events_set(struct cqn_endpoint *ep, u32 n)
+{
+	cqn_ep_fault_drop_events(ep, n);
+	return 0;
+}
+
+static int cqn_knob_qp_error_set(struct cqn_endpoint *ep, u32 v)
+{
+	int ret = cqn_ep_fault_qp_error(ep);
+
+	return ret < 0 ? ret : 0;
+}
+
+static u32 cqn_knob_cq_undersize_get(struct cqn_endpoint *ep)
+{
+	return atomic_read(&ep->fault_cq_undersize);
+}
+
+static int cqn_knob_cq_undersize_set(struct cqn_endpoint *ep, u32 n)
+{
+	atomic_set(&ep->fault_cq_undersize, n);
+	return 0;
+}
+
+static u32 cqn_knob_stop_replenish_get(struct cqn_endpoint *ep)
+{
+	return READ_ONCE(ep->fault_stop_replenish);
+}
+
+static int cqn_knob_stop_replenish_set(struct cqn_endpoint *ep, u32 n)
+{
+	WRITE_ONCE(ep->fault_stop_replenish, n);
+	return 0;
+}
+
+/* Shown and written as the count itself; held as count + 1 (0: default). */
+static u32 cqn_knob_rnr_retry_get(struct cqn_endpoint *ep)
+{
+	u32 v = READ_ONCE(ep->fault_rnr_retry);
+
+	return v ? v - 1 : CQN_RNR_RETRY_INFINITE;
+}
+
+static int cqn_knob_rnr_retry_set(struct cqn_endpoint *ep, u32 n)
+{
+	WRITE_ONCE(ep->fault_rnr_retry, n == CQN_RNR_RETRY_INFINITE ? 0 : n + 1);
+	return 0;
+}
+
+/**
+ * struct cqn_ep_knob - one control file of an endpoint: "reset" and the
+ * fault_* knobs (Documentation/admin-guide.rst)
+ * @name: file name
+ * @min: smallest value a write may give
+ * @max: largest
+ * @get: the value a read shows; NULL for a write-only file
+ * @set: act on a written value; 0 or -errno
+ */
+struct cqn_ep_knob {
+	const char *name;
+	u32 min;
+	u32 max;
+	u32 (*get)(struct cqn_endpoint *ep);
+	int (*set)(struct cqn_endpoint *ep, u32 v);
 };
 
-static ssize_t cqn_ep_fault_qp_error_write(struct file *file, const char __user *ubuf,
-					   size_t count, loff_t *ppos)
+static const struct cqn_ep_knob cqn_ep_knobs[CQN_EP_NR_KNOBS] = {
+	{ "reset", 1, 1, NULL, cqn_knob_reset_set },
+	{ "fault_drop_events", 0, 1000000, NULL, cqn_knob_drop_events_set },
+	{ "fault_spurious_events", 1, CQN_SPURIOUS_EVENTS_MAX, NULL,
+	  cqn_ep_fault_spurious_events },
+	{ "fault_qp_error", 1, 1, NULL, cqn_knob_qp_error_set },
+	{ "fault_cq_undersize", 0, CQN_CQ_DEPTH_MAX, cqn_knob_cq_undersize_get,
+	  cqn_knob_cq_undersize_set },
+	{ "fault_stop_replenish", 0, 1, cqn_knob_stop_replenish_get,
+	  cqn_knob_stop_replenish_set },
+	{ "fault_rnr_retry", 0, CQN_RNR_RETRY_INFINITE, cqn_knob_rnr_retry_get,
+	  cqn_knob_rnr_retry_set },
+};
+
+static ssize_t cqn_ep_knob_read(struct file *file, char __user *ubuf, size_t count,
+				loff_t *ppos)
 {
+	struct cqn_ep_knob_file *kf = file->private_data;
+
+	return cqn_debugfs_put_u32(ubuf, count, ppos, cqn_ep_knobs[kf->idx].get(kf->ep));
+}
+
+static ssize_t cqn_ep_knob_write(struct file *file, const char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	struct cqn_ep_knob_file *kf = file->private_data;
+	const struct cqn_ep_knob *knob = &cqn_ep_knobs[kf->idx];
 	u32 v;
 	int ret;
 
-	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
-	if (ret)
-		return ret;
-	ret = cqn_ep_fault_qp_error(file->private_data);
-	return ret < 0 ? ret : count;
+	ret = cqn_debugfs_get_u32(ubuf, count, knob->min, knob->max, &v);
+	if (!ret)
+		ret = knob->set(kf->ep, v);
+	return ret ? ret : count;
 }
 
-static const struct file_operations cqn_ep_fault_qp_error_fops = {
+static const struct file_operations cqn_ep_knob_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.write = cqn_ep_fault_qp_error_write,
-	.llseek = noop_llseek,
-};
-
-static ssize_t cqn_ep_fault_cq_undersize_read(struct file *file, char __user *ubuf,
-					      size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-
-	return cqn_debugfs_put_u32(ubuf, count, ppos, atomic_read(&ep->fault_cq_undersize));
-}
-
-static ssize_t cqn_ep_fault_cq_undersize_write(struct file *file, const char __user *ubuf,
-					       size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-	u32 n;
-	int ret;
-
-	ret = cqn_debugfs_get_u32(ubuf, count, 0, CQN_CQ_DEPTH_MAX, &n);
-	if (ret)
-		return ret;
-	atomic_set(&ep->fault_cq_undersize, n);
-	return count;
-}
-
-static const struct file_operations cqn_ep_fault_cq_undersize_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = cqn_ep_fault_cq_undersize_read,
-	.write = cqn_ep_fault_cq_undersize_write,
-	.llseek = default_llseek,
-};
-
-static ssize_t cqn_ep_fault_stop_replenish_read(struct file *file, char __user *ubuf,
-						size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-
-	return cqn_debugfs_put_u32(ubuf, count, ppos, READ_ONCE(ep->fault_stop_replenish));
-}
-
-static ssize_t cqn_ep_fault_stop_replenish_write(struct file *file, const char __user *ubuf,
-						 size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-	u32 n;
-	int ret;
-
-	ret = cqn_debugfs_get_u32(ubuf, count, 0, 1, &n);
-	if (ret)
-		return ret;
-	WRITE_ONCE(ep->fault_stop_replenish, n);
-	return count;
-}
-
-static const struct file_operations cqn_ep_fault_stop_replenish_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = cqn_ep_fault_stop_replenish_read,
-	.write = cqn_ep_fault_stop_replenish_write,
-	.llseek = default_llseek,
-};
-
-/* Shown and written as the count itself; held as count + 1 (0: default). */
-static ssize_t cqn_ep_fault_rnr_retry_read(struct file *file, char __user *ubuf,
-					   size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-	u32 v = READ_ONCE(ep->fault_rnr_retry);
-
-	return cqn_debugfs_put_u32(ubuf, count, ppos, v ? v - 1 : CQN_RNR_RETRY_INFINITE);
-}
-
-static ssize_t cqn_ep_fault_rnr_retry_write(struct file *file, const char __user *ubuf,
-					    size_t count, loff_t *ppos)
-{
-	struct cqn_endpoint *ep = file->private_data;
-	u32 n;
-	int ret;
-
-	ret = cqn_debugfs_get_u32(ubuf, count, 0, CQN_RNR_RETRY_INFINITE, &n);
-	if (ret)
-		return ret;
-	WRITE_ONCE(ep->fault_rnr_retry, n == CQN_RNR_RETRY_INFINITE ? 0 : n + 1);
-	return count;
-}
-
-static const struct file_operations cqn_ep_fault_rnr_retry_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = cqn_ep_fault_rnr_retry_read,
-	.write = cqn_ep_fault_rnr_retry_write,
+	.read = cqn_ep_knob_read,
+	.write = cqn_ep_knob_write,
 	.llseek = default_llseek,
 };
 
@@ -300,22 +263,19 @@ DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
  */
 void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 {
+	u32 i;
+
 	ep->dbg_dir = debugfs_create_dir(ep->name,
 					 cqn_debugfs_root);
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
 	debugfs_create_file("cq", 0400, ep->dbg_dir, ep, &cqn_ep_cq_fops);
-	debugfs_create_file("reset", 0200, ep->dbg_dir, ep, &cqn_ep_reset_fops);
-	debugfs_create_file("fault_drop_events", 0200, ep->dbg_dir, ep,
-			    &cqn_ep_fault_drop_events_fops);
-	debugfs_create_file("fault_qp_error", 0200, ep->dbg_dir, ep,
-			    &cqn_ep_fault_qp_error_fops);
-	debugfs_create_file("fault_cq_undersize", 0600, ep->dbg_dir, ep,
-			    &cqn_ep_fault_cq_undersize_fops);
-	debugfs_create_file("fault_stop_replenish", 0600, ep->dbg_dir, ep,
-			    &cqn_ep_fault_stop_replenish_fops);
-	debugfs_create_file("fault_rnr_retry", 0600, ep->dbg_dir, ep,
-			    &cqn_ep_fault_rnr_retry_fops);
+	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
+		ep->knob_files[i].ep = ep;
+		ep->knob_files[i].idx = i;
+		debugfs_create_file(cqn_ep_knobs[i].name, cqn_ep_knobs[i].get ? 0600 : 0200,
+				    ep->dbg_dir, &ep->knob_files[i], &cqn_ep_knob_fops);
+	}
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }
 

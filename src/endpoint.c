@@ -279,6 +279,30 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
 }
 
 /**
+ * cqn_ep_fault_spurious_events() - fault injection: every live connection's
+ * CQ takes a burst of @n events with nothing behind them
+ * @ep: the endpoint
+ * @n: events per connection
+ *
+ * Context: process context.
+ * Return: 0, or -EOPNOTSUPP when the endpoint's cq_mode is one of the core's.
+ */
+int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n)
+{
+	struct cqn_conn *conn;
+	int ret = 0;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node) {
+		ret = cqn_cq_fault_spurious_events(&conn->cq, n);
+		if (ret)
+			break;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	return ret;
+}
+
+/**
  * cqn_ep_client_lost() - a client lost its connection, or could not make one
  * @ep: the client endpoint
  * @fmt: why (shown in last_error)

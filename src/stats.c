@@ -49,6 +49,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_fallbacks] = "cq_fallbacks",
 	[CQN_STAT_cq_storms] = "cq_storms",
 	[CQN_STAT_cq_events_dropped] = "cq_events_dropped",
+	[CQN_STAT_cq_events_injected] = "cq_events_injected",
 	[CQN_STAT_cq_async_events] = "cq_async_events",
 	[CQN_STAT_cq_overflows] = "cq_overflows",
 	[CQN_STAT_qp_async_events] = "qp_async_events",

@@ -19,6 +19,7 @@ ALL_TESTS="
 	fail_function_setup_steps
 	failslab_during_enable
 	cq_overflow
+	cq_overflow_rebuilds
 	rnr_retry_exceeded
 	configfs_fuzz
 	configfs_state_sequences
@@ -27,9 +28,8 @@ ALL_TESTS="
 "
 FAILFN=/sys/kernel/debug/fail_function
 FAILSLAB=/sys/kernel/debug/failslab
-# Rounds of the repeated tests: the issue's 10 link deletions and 20
-# toggles on the distro kernel; fewer on the debug kernel, whose ~20 s per
-# round would not fit make check's time budget.
+# Rounds of the repeated tests: 10 link deletions and 20 enable toggles
+# under traffic, on both kernels.
 LINK_ROUNDS=10
 TOGGLES=20
 # hostile_peer: oversized messages per size (one connection each), empty
@@ -41,8 +41,6 @@ HP_ROUNDS=3
 HP_MAX_CONNS=4
 HOSTILE_BIN=$CQN_TOP/build/tools/cqn_hostile
 if [ "$CQN_KERNEL" = debug ]; then
-	LINK_ROUNDS=3
-	TOGGLES=6
 	HP_OVERSIZE=3
 	HP_MSGS=50
 	HP_FLOOD=12
@@ -128,7 +126,7 @@ enable_toggled_under_traffic()
 		verified=$((verified + $(ep_stat cli msgs_verified)))
 		received=$((received + $(ep_stat cli msgs_received)))
 	done
-	expect_eq "$(ep_attr srv state)" running "server after 20 client runs" || return 1
+	expect_eq "$(ep_attr srv state)" running "server after $TOGGLES client runs" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
 	# rmdir of a running endpoint stops it first.
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
@@ -295,6 +293,59 @@ cq_overflow()
 	ep_remove cli srv
 }
 
+# With reconnect=1 a CQ overflow is a lost connection like any other: the
+# client's connection is torn down and rebuilt (the knob is one-shot, so the
+# new CQ is sized by the rule), and the stream resumes at the first message
+# whose echo was not verified. Then the server's CQ overflows: it closes that
+# connection, the client connects again. Nothing is lost or duplicated.
+cq_overflow_rebuilds()
+{
+	local before
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
+		iterations=0 duration_ms=0 reconnect=1 || return 1
+	expect_write "$CQN_DFS/cli/fault_cq_undersize" 1 || return 1
+	ep_enable cli 1 || return 1
+	# The client's first CQ overflows; its second one is sized by the rule.
+	wait_stat 60 cli cq_overflows -ge 1 || return 1
+	wait_stat 60 cli reconnects -ge 1 || return 1
+	ep_wait_state cli running 60 || return 1
+	wait_stat 120 cli msgs_verified -gt 100 || return 1
+	expect_eq "$(<"$CQN_DFS/cli/fault_cq_undersize")" 0 "client: the knob is spent" || return 1
+	expect_match "$(ep_attr cli last_error)" "^CQ overflow" "the loss the client recovered from" ||
+		return 1
+	# The server's next connection gets a CQ of one entry: a forced QP error
+	# makes the client connect again, into it; it overflows, the server
+	# closes it, and the client connects a third time.
+	expect_write "$CQN_DFS/srv/fault_cq_undersize" 1 || return 1
+	expect_write "$CQN_DFS/cli/fault_qp_error" 1 || return 1
+	wait_stat 60 srv cq_overflows -ge 1 || return 1
+	wait_stat 60 cli reconnects -ge 3 || return 1
+	ep_wait_state cli running 60 || return 1
+	before=$(ep_stat cli msgs_verified)
+	wait_stat 120 cli msgs_verified -gt $((before + 100)) || return 1
+	expect_eq "$(<"$CQN_DFS/srv/fault_cq_undersize")" 0 "server: the knob is spent" || return 1
+	ep_enable cli 0 || return 1
+	check_stopped cli || return 1
+	expect_eq "$(ep_stat cli reconnects)" 3 "reconnects (overflow, QP error, server overflow)" ||
+		return 1
+	# rxe raises IB_EVENT_CQ_ERR once per completion it drops.
+	[ "$(ep_stat srv cq_overflows)" -ge 1 ] || { fail "server cq_overflows not counted"; return 1; }
+	check_accounted cli || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	check_accounted srv || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	echo "figure: client CQ overflow ($(ep_stat cli cq_overflows) completions dropped)," \
+		"then server CQ overflow ($(ep_stat srv cq_overflows)): $(ep_stat cli reconnects)" \
+		"reconnects, $(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified)" \
+		"verified in sequence; client $(accounting cli); server $(accounting srv)"
+	reliability faults=3 verified=$(ep_stat cli msgs_verified) \
+		lost=$(($(ep_stat cli msgs_received) - $(ep_stat cli msgs_verified)))
+	ep_remove cli srv
+}
+
 # The server stops reposting receives (fault_stop_replenish) and advertises
 # a finite RNR retry count (fault_rnr_retry): the client's sends meet RNR
 # NAKs, each retried after the minimum RNR timer (655 ms, the rdma_cm
@@ -452,8 +503,8 @@ inject()
 
 uninject()
 {
-	echo >$FAILFN/inject 2>/dev/null
-	echo 0 >$FAILFN/probability 2>/dev/null
+	echo 2>/dev/null >$FAILFN/inject
+	echo 0 2>/dev/null >$FAILFN/probability
 }
 
 fail_function_setup_steps()
@@ -784,7 +835,7 @@ permissions()
 cqn_run_tests
 rc=$?
 uninject
-echo 0 >$FAILSLAB/probability 2>/dev/null
+echo 0 2>/dev/null >$FAILSLAB/probability
 ep_remove cli good c0 c1 c2 c3 fz srv 2>/dev/null
 cqn_unload 2>/dev/null
 exit $rc

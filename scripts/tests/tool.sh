@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/cqnotifyctl against the real module (a server on rxe0 at 10.77.0.1,
-# clients on rxe1), its one-line errors, save/restore; and the install path:
-# dkms add/build/install of a copy of the tree, modprobe from updates/, modinfo.
+# clients on rxe1), its one-line errors, save/restore. (The install path,
+# DKMS, is scripts/tests/dkms.sh, on the host.)
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="
@@ -10,7 +10,6 @@ ALL_TESTS="
 	server_client
 	readable_errors
 	save_restore
-	dkms_install
 "
 CTL=$CQN_TOP/scripts/cqnotifyctl
 ADDR=10.77.0.1
@@ -182,130 +181,6 @@ print("ok" if ok else json.dumps(d))' $f1 $f3 || return 1
 		"endpoints after a restore with an error" || return 1
 	ctl clear || return 1
 	expect_eq "$(ls "$ep" | wc -l)" 0 "endpoints after clear"
-}
-
-# --- dkms ---
-# The guest's root is the host's, read-only: dkms writes to /var/lib/dkms (a
-# tmpfs) and /usr/src (an overlay: a tmpfs upper layer over the 9p lower one,
-# so the kernel headers stay visible). /lib/modules/KVER becomes a tmpfs with
-# the modules cqnotify depends on and the index files: depmod reads every
-# module of the tree, and over the whole 400 MB one that takes minutes under
-# TCG (an overlay works too, just as slowly).
-DKMS_T=/tmp/cqn-dkms
-DKMS_MOUNTS=()
-DKMS_MADE_FD=0
-
-dkms_overlay()
-{
-	local dir=$1 n
-
-	n=$DKMS_T/ovl/$(tr / _ <<<"$dir")
-	mkdir -p "$n/upper" "$n/work" || return 1
-	mount -t overlay overlay -o "lowerdir=$dir,upperdir=$n/upper,workdir=$n/work" "$dir" ||
-		{ fail "overlay mount on $dir"; return 1; }
-	DKMS_MOUNTS=("$dir" "${DKMS_MOUNTS[@]}")
-}
-
-# dkms_module_tree KVER: /lib/modules/KVER with only what cqnotify needs.
-dkms_module_tree()
-{
-	local dir=/lib/modules/$1 t=$DKMS_T/modules deps ko
-
-	mkdir -p "$t" || return 1
-	cp -a "$dir"/modules.builtin* "$dir/modules.order" "$dir/build" "$t/" ||
-		{ fail "copying the module index of $1"; return 1; }
-	deps=$(modinfo -F depends "$CQN_KO_DIR/cqnotify.ko" "$CQN_KO_DIR/cqnotify_configfs.ko" |
-		tr ',' '\n' | grep -v '^cqnotify' | sort -u) || { fail "modinfo cqnotify.ko"; return 1; }
-	for ko in $(modprobe -a --show-depends $deps | awk '$1 == "insmod" { print $2 }' | sort -u); do
-		mkdir -p "$t/$(dirname "${ko#"$dir"/}")" && cp "$ko" "$t/${ko#"$dir"/}" ||
-			{ fail "copying $ko"; return 1; }
-	done
-	mount --bind "$t" "$dir" || { fail "bind mount on $dir"; return 1; }
-	DKMS_MOUNTS=("$dir" "${DKMS_MOUNTS[@]}")
-}
-
-dkms_cleanup()
-{
-	local m
-
-	modprobe -r cqnotify cqnotify_configfs 2>/dev/null
-	for m in "${DKMS_MOUNTS[@]}"; do
-		umount "$m" || echo "umount $m failed" >&2
-	done
-	DKMS_MOUNTS=()
-	rm -rf "$DKMS_T"
-	[ "$DKMS_MADE_FD" = 0 ] || rm -f /dev/fd
-	DKMS_MADE_FD=0
-}
-
-dkms_run()
-{
-	local kver ver mod out t0
-
-	kver=$(uname -r)
-	ver=$(cat "$CQN_TOP/VERSION")
-	command -v dkms >/dev/null || { fail "dkms is not installed (scripts/install-deps)"; return 1; }
-	# dkms uses <(...): bash needs /dev/fd, which only udev would create here.
-	if [ ! -e /dev/fd ]; then
-		ln -s /proc/self/fd /dev/fd && DKMS_MADE_FD=1
-	fi
-	modprobe overlay || { fail "modprobe overlay"; return 1; }
-	mkdir -p "$DKMS_T/src" /var/lib/dkms || return 1
-	mount -t tmpfs tmpfs /var/lib/dkms || { fail "tmpfs on /var/lib/dkms"; return 1; }
-	DKMS_MOUNTS=(/var/lib/dkms)
-	dkms_overlay /usr/src || return 1
-	dkms_module_tree "$kver" || return 1
-
-	# A copy of the tree as a release tarball would have it: no .git, no objects.
-	(cd "$CQN_TOP" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
-		dkms.conf VERSION Kbuild Makefile README src include kunit) | tar -xf - -C "$DKMS_T/src" ||
-		{ fail "copying the tree"; return 1; }
-	dkms add "$DKMS_T/src" || { fail "dkms add"; return 1; }
-	[ -f "/usr/src/cqnotify-$ver/dkms.conf" ] || { fail "dkms add did not create /usr/src/cqnotify-$ver"; return 1; }
-	t0=$SECONDS
-	if ! dkms build "cqnotify/$ver"; then
-		tail -n 30 "/var/lib/dkms/cqnotify/$ver/build/make.log"
-		fail "dkms build"
-		return 1
-	fi
-	echo "figure: dkms build took $((SECONDS - t0)) s"
-	dkms install "cqnotify/$ver" || { fail "dkms install"; return 1; }
-	expect_match "$(dkms status cqnotify)" "^cqnotify/$ver, $kver, [^:]*: installed" "dkms status" || return 1
-
-	mod=$(modinfo -n cqnotify) || { fail "modinfo cannot find cqnotify after dkms install"; return 1; }
-	expect_match "$mod" "^/lib/modules/$kver/updates/(dkms/)?cqnotify\.ko$" "installed module path" || return 1
-	out=$(modinfo cqnotify)
-	expect_match "$out" "^version: +$ver\$" "modinfo version" || return 1
-	expect_match "$out" "^description: +cqnotify: " "modinfo description" || return 1
-	expect_match "$out" "^author: +." "modinfo author" || return 1
-	expect_match "$out" "^license: +GPL\$" "modinfo license" || return 1
-	expect_match "$out" "^parm: +[a-z_]+:." "modinfo parameters" || return 1
-	expect_match "$(modinfo -n cqnotify_configfs)" "^/lib/modules/$kver/updates/(dkms/)?cqnotify_configfs\.ko$" \
-		"installed front end path" || return 1
-	modprobe cqnotify || { fail "modprobe cqnotify"; return 1; }
-	[ -d /sys/module/cqnotify_configfs ] || { fail "modprobe cqnotify did not load cqnotify_configfs"; return 1; }
-	expect_eq "$(cat /sys/module/cqnotify/version)" "$ver" "version of the loaded module" || return 1
-	expect_eq "$(cat /sys/module/cqnotify_configfs/version)" "$ver" "version of the front end" || return 1
-	expect_eq "$("$CTL" --version)" "cqnotify module $ver" "cqnotifyctl --version" || return 1
-	modprobe -r cqnotify || { fail "modprobe -r cqnotify"; return 1; }
-	[ ! -d /sys/module/cqnotify_configfs ] || { fail "modprobe -r left cqnotify_configfs"; return 1; }
-
-	dkms remove "cqnotify/$ver" --all || { fail "dkms remove"; return 1; }
-	[ ! -e "$mod" ] || { fail "dkms remove left $mod"; return 1; }
-	! modinfo -n cqnotify >/dev/null 2>&1 || fail "modinfo still finds cqnotify after dkms remove"
-}
-
-dkms_install()
-{
-	local rc=0
-
-	cqn_unload || return 1
-	dkms_run || rc=1
-	dkms_cleanup
-	# The module of this build, loaded by path, also says its version.
-	expect_match "$(modinfo -F version "$CQN_KO_DIR/cqnotify.ko")" "^$(cat "$CQN_TOP/VERSION")" \
-		"version of $CQN_KO_DIR/cqnotify.ko" || rc=1
-	return $rc
 }
 
 cqn_run_tests
