@@ -478,7 +478,7 @@ int cqn_conn_publish(struct cqn_conn *conn);
 void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
-bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc);
+bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
 void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);

@@ -97,11 +97,31 @@ static bool cqn_client_over(struct cqn_conn *conn, u64 now)
 	return true;
 }
 
-/* The workload is over: record it and close the connection normally. */
-static void cqn_client_finish(struct cqn_conn *conn)
+/*
+ * Send what the workload allows, then see whether the run is over (a clock
+ * read after the pump's: it cannot see more to send than the pump did).
+ * conn->lock held; what follows is cqn_client_settle()'s, once it is dropped.
+ */
+static int cqn_client_advance(struct cqn_conn *conn, bool *finished)
 {
-	cqn_ep_set_state(conn->ep, CQN_EP_DONE);
-	cqn_conn_close(conn, NULL);
+	int ret = cqn_client_pump(conn);
+
+	*finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	return ret;
+}
+
+/*
+ * After cqn_client_advance(), conn->lock dropped: a posting failure closes
+ * the connection; a run that is over is recorded and closes it normally.
+ */
+static void cqn_client_settle(struct cqn_conn *conn, int ret, bool finished)
+{
+	if (ret) {
+		cqn_conn_close(conn, "posting failed: %pe", ERR_PTR(ret));
+	} else if (finished) {
+		cqn_ep_set_state(conn->ep, CQN_EP_DONE);
+		cqn_conn_close(conn, NULL);
+	}
 }
 
 /**
@@ -129,13 +149,9 @@ void cqn_client_start(struct cqn_conn *conn)
 	conn->next_seq = resume;
 	conn->expected_seq = resume;
 	conn->resend_below = high;
-	ret = cqn_client_pump(conn);
-	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	ret = cqn_client_advance(conn, &finished);
 	spin_unlock_bh(&conn->lock);
-	if (ret)
-		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
-	else if (finished)
-		cqn_client_finish(conn);
+	cqn_client_settle(conn, ret, finished);
 }
 
 static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v,
@@ -169,7 +185,7 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_conn *conn = rb->conn;
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	enum cqn_msg_verdict v = CQN_MSG_OK;
-	bool ok = cqn_conn_wc_ok(conn, wc);
+	bool ok = cqn_conn_wc_ok(conn, wc, "receive");
 	bool finished = false;
 	u64 now = ktime_get_ns();
 	u64 seq, send_ns;
@@ -206,15 +222,9 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)
-		ret = cqn_client_pump(conn);
-	/* A clock read after the pump's: it cannot see more to send than it did. */
-	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+		ret = cqn_client_advance(conn, &finished);
 	spin_unlock_bh(&conn->lock);
-
-	if (ret)
-		cqn_conn_close(conn, "posting failed: %pe", ERR_PTR(ret));
-	else if (finished)
-		cqn_client_finish(conn);
+	cqn_client_settle(conn, ret, finished);
 }
 
 /**
@@ -231,7 +241,7 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool finished;
 	int ret;
 
-	if (!cqn_conn_wc_ok(conn, wc)) {
+	if (!cqn_conn_wc_ok(conn, wc, "send")) {
 		cqn_conn_send_failed(conn, sb->idx);
 		return;
 	}
@@ -240,13 +250,9 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_bh(&conn->lock);
 	conn->free_send[conn->nfree_send++] = sb->idx;
-	ret = cqn_client_pump(conn);
-	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	ret = cqn_client_advance(conn, &finished);
 	spin_unlock_bh(&conn->lock);
-	if (ret)
-		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
-	else if (finished)
-		cqn_client_finish(conn);
+	cqn_client_settle(conn, ret, finished);
 }
 
 /**
@@ -263,12 +269,8 @@ enum hrtimer_restart cqn_client_pace(struct hrtimer *timer)
 	int ret;
 
 	spin_lock_bh(&conn->lock);
-	ret = cqn_client_pump(conn);
-	finished = !ret && cqn_client_over(conn, ktime_get_ns());
+	ret = cqn_client_advance(conn, &finished);
 	spin_unlock_bh(&conn->lock);
-	if (ret)
-		cqn_conn_close(conn, "posting a send failed: %pe", ERR_PTR(ret));
-	else if (finished)
-		cqn_client_finish(conn);
+	cqn_client_settle(conn, ret, finished);
 	return HRTIMER_NORESTART;
 }

@@ -136,6 +136,8 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * cqn_conn_wc_ok() - sort a work completion by status
  * @conn: the connection
  * @wc: the completion
+ * @what: "send" or "receive", for the log (wc->opcode is undefined when
+ *	the status is not success)
  *
  * Every completion is counted in wr_completed (with wr_posted, the proof
  * that each work request completes exactly once). Success goes on; a flush
@@ -150,7 +152,7 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
  * Context: completion processing; does not sleep.
  * Return: true if @wc succeeded.
  */
-bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
+bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
 {
 	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	if (likely(wc->status == IB_WC_SUCCESS))
@@ -165,8 +167,7 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	}
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	pr_err_ratelimited("%s: connection %u (%s): %s completion failed: %s (vendor 0x%x)\n",
-			   conn->ep->name, conn->id, conn->peer,
-			   wc->opcode & IB_WC_RECV ? "receive" : "send",
+			   conn->ep->name, conn->id, conn->peer, what,
 			   ib_wc_status_msg(wc->status), wc->vendor_err);
 	cqn_conn_close(conn, "wc status: %s", ib_wc_status_msg(wc->status));
 	return false;

@@ -89,7 +89,7 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	if (likely(wc->status == IB_WC_SUCCESS) ||
 	    (wc->status != IB_WC_LOC_LEN_ERR && wc->status != IB_WC_LOC_QP_OP_ERR &&
 	     wc->status != IB_WC_REM_INV_REQ_ERR) || READ_ONCE(conn->dead))
-		return cqn_conn_wc_ok(conn, wc);
+		return cqn_conn_wc_ok(conn, wc, "receive");
 	/* What cqn_conn_wc_ok() counts for every other completion. */
 	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
@@ -147,7 +147,7 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_conn *conn = sb->conn;
 	int ret = 0;
 
-	if (!cqn_conn_wc_ok(conn, wc)) {
+	if (!cqn_conn_wc_ok(conn, wc, "send")) {
 		cqn_conn_send_failed(conn, sb->idx);
 		return;
 	}

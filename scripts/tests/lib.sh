@@ -95,11 +95,32 @@ reliability()
 	echo "reliability: $*"
 }
 
+# Taint flags a test may add: O (out-of-tree module) and E (unsigned
+# module), set when cqnotify is first loaded, and N (KUnit tests ran).
+CQN_TAINT_OK=$(((1 << 12) | (1 << 13) | (1 << 18)))
+CQN_KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# cqn_kmemleak_gate: scan, wait 5 s (kmemleak reports only objects at least
+# 5 s old), scan again; print what it reports and clear it.
+cqn_kmemleak_gate()
+{
+	[ -w "$CQN_KMEMLEAK" ] || return 0
+	echo scan >"$CQN_KMEMLEAK"
+	sleep 5
+	echo scan >"$CQN_KMEMLEAK"
+	head -n 40 "$CQN_KMEMLEAK"
+	echo clear >"$CQN_KMEMLEAK"
+}
+
 # cqn_run_tests: run every function named in ALL_TESTS (only those also
-# named in CQN_TESTS, when it is set: for running a few by hand).
+# named in CQN_TESTS, when it is set: for running a few by hand). After each
+# test the kernel is checked: no splat in its log, no new taint flag; with
+# CQN_GATE_EACH=1 also kmemleak (scan, 5 s, scan: about 30 s a test on the
+# debug kernel under TCG, so by default the VM's gate does it once at the
+# end; this finds the test behind a leak that gate reported).
 cqn_run_tests()
 {
-	local script t mark rc log splats start
+	local script t mark rc log splats start taint0 taint leaks
 
 	script=$(basename "$0" .sh)
 	[ "$CQN_PROVIDER" = rxe ] || script+="@$CQN_PROVIDER"
@@ -107,6 +128,7 @@ cqn_run_tests()
 	for t in $ALL_TESTS; do
 		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
 		mark=$(cqn_dmesg_lines)
+		read -r taint0 </proc/sys/kernel/tainted
 		start=$SECONDS
 		( set -o pipefail; "$t" ) >"$log" 2>&1
 		rc=$?
@@ -114,6 +136,13 @@ cqn_run_tests()
 		grep '^figure: ' "$log" | sed 's/^figure: /#   /'
 		grep '^reliability: ' "$log" | sed "s/^reliability: /# reliability: $script $t /"
 		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
+		read -r taint </proc/sys/kernel/tainted
+		taint=$(((taint & ~taint0) & ~CQN_TAINT_OK))
+		[ "$taint" = 0 ] || splats+="${splats:+$'\n'}kernel tainted: new flags $taint (see Documentation/admin-guide/tainted-kernels.rst)"
+		if [ "${CQN_GATE_EACH:-0}" = 1 ]; then
+			leaks=$(cqn_kmemleak_gate)
+			[ -z "$leaks" ] || splats+="${splats:+$'\n'}$leaks"
+		fi
 		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
 			echo "ok - $script: $t"
 		else

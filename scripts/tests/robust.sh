@@ -803,7 +803,7 @@ hostile_peer()
 
 permissions()
 {
-	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups" f
+	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups" f n
 
 	command -v setpriv >/dev/null || { fail "setpriv (util-linux) missing"; return 1; }
 	setup || return 1
@@ -820,15 +820,20 @@ permissions()
 		{ fail "nobody read debugfs devices"; return 1; }
 	$as_nobody sh -c "echo 1 > $CQN_DFS/srv/reset" 2>/dev/null &&
 		{ fail "nobody reset the stats"; return 1; }
-	for f in fault_drop_events fault_qp_error fault_cq_undersize fault_stop_replenish \
-		 fault_rnr_retry; do
-		$as_nobody sh -c "echo 1 > $CQN_DFS/srv/$f" 2>/dev/null &&
-			{ fail "nobody injected a fault ($f)"; return 1; }
+	# Every fault knob there is, written and read.
+	n=0
+	for f in "$CQN_DFS"/srv/fault_*; do
+		$as_nobody sh -c "echo 1 > $f" 2>/dev/null &&
+			{ fail "nobody injected a fault (${f##*/})"; return 1; }
+		$as_nobody cat "$f" >/dev/null 2>&1 &&
+			{ fail "nobody read ${f##*/}"; return 1; }
+		n=$((n + 2))
 	done
+	[ "$n" -ge 12 ] || { fail "only $((n / 2)) fault knobs found"; return 1; }
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
-	# 6 attempts above and one per fault knob
-	reliability bad_inputs=11
+	# 6 attempts above, two per fault knob
+	reliability bad_inputs=$((6 + n))
 	ep_remove srv
 }
 
