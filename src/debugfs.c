@@ -232,6 +232,14 @@ static const struct file_operations cqn_ep_knob_fops = {
 	.llseek = default_llseek,
 };
 
+/* No .read: root, whom the 0200 mode does not stop, gets -EINVAL. */
+static const struct file_operations cqn_ep_knob_wo_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_ep_knob_write,
+	.llseek = noop_llseek,
+};
+
 static int cqn_conn_stats_show(struct seq_file *m, void *v)
 {
 	struct cqn_conn *conn = m->private;
@@ -273,8 +281,12 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
 		ep->knob_files[i].ep = ep;
 		ep->knob_files[i].idx = i;
-		debugfs_create_file(cqn_ep_knobs[i].name, cqn_ep_knobs[i].get ? 0600 : 0200,
-				    ep->dbg_dir, &ep->knob_files[i], &cqn_ep_knob_fops);
+		if (cqn_ep_knobs[i].get)
+			debugfs_create_file(cqn_ep_knobs[i].name, 0600, ep->dbg_dir,
+					    &ep->knob_files[i], &cqn_ep_knob_fops);
+		else
+			debugfs_create_file(cqn_ep_knobs[i].name, 0200, ep->dbg_dir,
+					    &ep->knob_files[i], &cqn_ep_knob_wo_fops);
 	}
 	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
 }

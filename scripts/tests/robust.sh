@@ -830,9 +830,14 @@ permissions()
 		n=$((n + 2))
 	done
 	[ "$n" -ge 12 ] || { fail "only $((n / 2)) fault knobs found"; return 1; }
+	# Root passes the modes: a write-only control refuses to be read.
+	for f in reset fault_drop_events fault_spurious_events fault_qp_error; do
+		cat "$CQN_DFS/srv/$f" >/dev/null 2>&1 && { fail "root read write-only $f"; return 1; }
+		n=$((n + 1))
+	done
 	expect_eq "$(ep_attr srv port)" 7471 "port" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
-	# 6 attempts above, two per fault knob
+	# 6 attempts above, two per fault knob, four reads of write-only files
 	reliability bad_inputs=$((6 + n))
 	ep_remove srv
 }
