@@ -22,6 +22,15 @@ cqn_die()
 	exit 1
 }
 
+# cqn_check_cache: the guests mount a tmpfs on /tmp, so a kernel cached
+# there would be invisible to them (its modules are mounted from the cache).
+cqn_check_cache()
+{
+	case "$(realpath -m "$CQN_CACHE")/" in
+	/tmp/*) cqn_die "CQN_CACHE=$CQN_CACHE is under /tmp, which the VMs cannot see (a tmpfs in the guest): choose another directory" ;;
+	esac
+}
+
 # cqn_distro_kver: the release of the newest installed Debian kernel image.
 cqn_distro_kver()
 {
