@@ -50,7 +50,7 @@
 /* Infinite RNR retries: a slow peer that has not reposted yet is not an error. */
 #define CQN_RNR_RETRY_INFINITE	7
 /* Largest burst fault_spurious_events injects per connection. */
-#define CQN_SPURIOUS_EVENTS_MAX	100000
+#define CQN_SPURIOUS_EVENTS_MAX	10000
 /* debugfs control files of an endpoint: reset and the fault_* knobs. */
 #define CQN_EP_NR_KNOBS		7
 

@@ -501,8 +501,13 @@ spurious_event_storm()
 		cq_mode=softirq || return 1
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
 	expect_write_err "$CQN_DFS/cli/fault_spurious_events" $burst "not supported" || return 1
+	# Out of range: refused, nothing injected.
+	expect_write_err "$CQN_DFS/cli/fault_spurious_events" 0 "Invalid argument" || return 1
+	expect_write_err "$CQN_DFS/cli/fault_spurious_events" 10001 "Invalid argument" || return 1
+	expect_eq "$(ep_stat cli cq_events_injected)" 0 "events injected by refused writes" ||
+		return 1
 	ep_enable cli 0 || return 1
-	reliability faults=${#cfgs[@]} verified=$verified lost=$lost
+	reliability faults=${#cfgs[@]} bad_inputs=3 verified=$verified lost=$lost
 	ep_remove cli srv
 }
 
