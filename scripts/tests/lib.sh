@@ -159,6 +159,16 @@ cqn_run_tests()
 	[ "$CQN_TEST_FAILS" -eq 0 ]
 }
 
+# check_stopped CLIENT: a client stopped mid-stream lost nothing it got back.
+check_stopped()
+{
+	local c=$1
+
+	expect_eq "$(ep_stat "$c" msg_errors)" 0 "$c msg_errors" || return 1
+	expect_eq "$(ep_stat "$c" msgs_verified)" "$(ep_stat "$c" msgs_received)" \
+		"$c: every echo verified" || return 1
+}
+
 # ep_create NAME [ATTR=VALUE...]: a new endpoint with those attributes.
 ep_create()
 {
