@@ -117,16 +117,21 @@ cqn_kmemleak_gate()
 # test the kernel is checked: no splat in its log, no new taint flag; with
 # CQN_GATE_EACH=1 also kmemleak (scan, 5 s, scan: about 30 s a test on the
 # debug kernel under TCG, so by default the VM's gate does it once at the
-# end; this finds the test behind a leak that gate reported).
+# end). Each test's window on the guest's clock goes to
+# $CQN_OUT/test-windows.txt ("START END SCRIPT: TEST", uptime seconds):
+# scripts/vm-run names the test during which each object the VM gate's
+# kmemleak reports was allocated.
 cqn_run_tests()
 {
-	local script t mark rc log splats start taint0 taint leaks
+	local script t mark rc log splats start taint0 taint leaks up0 up1 windows=
 
 	script=$(basename "$0" .sh)
 	[ "$CQN_PROVIDER" = rxe ] || script+="@$CQN_PROVIDER"
 	log=/tmp/cqn-test.log
+	[ -z "${CQN_OUT:-}" ] || windows=$CQN_OUT/test-windows.txt
 	for t in $ALL_TESTS; do
 		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
+		read -r up0 _ </proc/uptime
 		mark=$(cqn_dmesg_lines)
 		read -r taint0 </proc/sys/kernel/tainted
 		start=$SECONDS
@@ -143,6 +148,8 @@ cqn_run_tests()
 			leaks=$(cqn_kmemleak_gate)
 			[ -z "$leaks" ] || splats+="${splats:+$'\n'}$leaks"
 		fi
+		read -r up1 _ </proc/uptime
+		[ -z "$windows" ] || echo "$up0 $up1 $script: $t" >>"$windows"
 		if [ $rc -eq 0 ] && [ -z "$splats" ]; then
 			echo "ok - $script: $t"
 		else
