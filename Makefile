@@ -3,6 +3,8 @@
 #
 #   make            build cqnotify.ko for the running (or newest installed) kernel
 #   make check      the whole test suite, in QEMU (installs what it needs)
+#   make check-leaks the debug-kernel suites with a kmemleak scan pair after
+#                   every test (about an hour)
 #   make tools      the userspace test peers (tools/*.c) into $(CQN_BUILD)/tools
 #   make demo       the demo, in QEMU on Debian's stock kernel
 #   make bench      polling vs event notification against perftest, in QEMU (build/bench/)
@@ -19,7 +21,7 @@ KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/
 CQN_BUILD ?= $(CURDIR)/build
 TOOLS_CFLAGS = -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/include
 
-.PHONY: module install check demo bench style tools clean
+.PHONY: module install check check-leaks demo bench style tools clean
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -31,6 +33,10 @@ install: module
 
 check:
 	scripts/check
+
+# Every debug-kernel test followed by its own kmemleak gate (scan, 5 s, scan).
+check-leaks:
+	CQN_GATE_EACH=1 CQN_CHECK_ONLY="host debug twohost" scripts/check
 
 demo:
 	scripts/demo
