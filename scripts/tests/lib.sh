@@ -166,6 +166,25 @@ cqn_run_tests()
 	[ "$CQN_TEST_FAILS" -eq 0 ]
 }
 
+# check_accounted EP: every work request the endpoint posted completed
+# (successfully, in error or flushed) or was counted lost. Meaningful once
+# its connections are destroyed (conns_active 0, conns_closed counted).
+check_accounted()
+{
+	local posted done
+
+	posted=$(ep_stat "$1" wr_posted) || { fail "$1: no wr_posted"; return 1; }
+	done=$(($(ep_stat "$1" msgs_sent) + $(ep_stat "$1" msgs_received) +
+		$(ep_stat "$1" wc_errors) + $(ep_stat "$1" wc_flushed) + $(ep_stat "$1" wc_lost)))
+	expect_eq "$done" "$posted" "$1: sent + received + wc_errors + wc_flushed + wc_lost = wr_posted"
+}
+
+# accounting EP: the figure behind check_accounted.
+accounting()
+{
+	echo "posted $(ep_stat "$1" wr_posted) = sent $(ep_stat "$1" msgs_sent) + received $(ep_stat "$1" msgs_received) + errors $(ep_stat "$1" wc_errors) + flushed $(ep_stat "$1" wc_flushed) + lost $(ep_stat "$1" wc_lost)"
+}
+
 # check_stopped CLIENT: a client stopped mid-stream lost nothing it got back.
 check_stopped()
 {

@@ -115,10 +115,21 @@ rdma_client_interop()
 	command -v rdma_client >/dev/null || { fail "rdma_client (rdmacm-utils) not installed"; return 1; }
 	setup || return 1
 	start_server || return 1
+	# rdma_client exits 0 once its receive completed: the echo reached it.
 	out=$(timeout 60 rdma_client -s $SERVER_ADDR 2>&1) || { fail "rdma_client failed: $out"; return 1; }
 	echo "$out"
-	wait_stat 20 srv msgs_sent = 1 || return 1
+	wait_stat 20 srv conns_closed = 1 || return 1
+	expect_eq "$(ep_stat srv msgs_received)" 1 "server msgs_received" || return 1
+	expect_eq "$(ep_stat srv msgs_malformed)" 0 "server msgs_malformed" || return 1
 	expect_eq "$(ep_stat srv wc_errors)" 0 "server wc_errors" || return 1
+	# rdma_client disconnects as soon as the echo arrives: the server's
+	# send completion may come before the disconnect (msgs_sent 1) or be
+	# flushed by it (the acknowledgement was still on its way; msgs_sent
+	# 0, counted in wc_flushed). Either way it completed exactly once.
+	[ "$(ep_stat srv msgs_sent)" -le 1 ] || { fail "server sent more than one echo"; return 1; }
+	check_accounted srv || return 1
+	echo "figure: rdma_client got its echo; the server's send completion: $(
+		[ "$(ep_stat srv msgs_sent)" = 1 ] && echo success || echo "flushed by the client's disconnect"); $(accounting srv)"
 	ep_remove srv
 }
 
