@@ -4,7 +4,7 @@
 #   make            build cqnotify.ko for the running (or newest installed) kernel
 #   make check      the whole test suite, in QEMU (installs what it needs)
 #   make check-leaks the debug-kernel suites with a kmemleak scan pair after
-#                   every test (about an hour)
+#                   every test (about 35 minutes)
 #   make tools      the userspace test peers (tools/*.c) into $(CQN_BUILD)/tools
 #   make demo       the demo, in QEMU on Debian's stock kernel
 #   make bench      polling vs event notification against perftest, in QEMU (build/bench/)
