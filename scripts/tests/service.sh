@@ -110,7 +110,7 @@ counters_agree()
 
 rdma_client_interop()
 {
-	local out
+	local out sent how
 
 	command -v rdma_client >/dev/null || { fail "rdma_client (rdmacm-utils) not installed"; return 1; }
 	setup || return 1
@@ -126,10 +126,11 @@ rdma_client_interop()
 	# send completion may come before the disconnect (msgs_sent 1) or be
 	# flushed by it (the acknowledgement was still on its way; msgs_sent
 	# 0, counted in wc_flushed). Either way it completed exactly once.
-	[ "$(ep_stat srv msgs_sent)" -le 1 ] || { fail "server sent more than one echo"; return 1; }
+	sent=$(ep_stat srv msgs_sent)
+	[ "$sent" -le 1 ] || { fail "server sent more than one echo"; return 1; }
 	check_accounted srv || return 1
-	echo "figure: rdma_client got its echo; the server's send completion: $(
-		[ "$(ep_stat srv msgs_sent)" = 1 ] && echo success || echo "flushed by the client's disconnect"); $(accounting srv)"
+	[ "$sent" = 1 ] && how=success || how="flushed by the client's disconnect"
+	echo "figure: rdma_client got its echo; the server's send completion: $how; $(accounting srv)"
 	ep_remove srv
 }
 
