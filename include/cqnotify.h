@@ -358,6 +358,8 @@ struct cqn_ep_knob_file {
  * @last_error: why the endpoint is in CQN_EP_ERROR
  * @conns: live connections
  * @dead: connections waiting for the reaper
+ * @reaping: connections the reaper is destroying; their counters count
+ *	until cqn_conn_destroy() moves them to @retired
  * @nconns: entries on @conns
  * @next_conn_id: id for the next connection
  * @accepting: new connections may be added
@@ -403,6 +405,7 @@ struct cqn_endpoint {
 	char last_error[CQN_ERR_LEN];
 	struct list_head conns;
 	struct list_head dead;
+	struct list_head reaping;
 	u32 nconns;
 	u32 next_conn_id;
 	bool accepting;

@@ -574,7 +574,9 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	if (destroy_id && conn->owns_id)
 		rdma_destroy_id(conn->cm_id);
 
+	/* Its counters leave the reaper's list and join the totals at once. */
 	spin_lock_irqsave(&ep->state_lock, flags);
+	list_del_init(&conn->node);
 	cqn_stats_add_to(&conn->stats, &ep->retired);
 	ep->retired.cnt[CQN_STAT_conns_closed]++;
 	/* Drained: no echo can arrive any more. A reconnect resumes here. */

@@ -146,6 +146,8 @@ void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
 	}
 	list_for_each_entry(conn, &ep->dead, node)
 		cqn_stats_add_to(&conn->stats, sum);
+	list_for_each_entry(conn, &ep->reaping, node)
+		cqn_stats_add_to(&conn->stats, sum);
 	spin_unlock_irq(&ep->state_lock);
 }
 
@@ -165,6 +167,8 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
 	list_for_each_entry(conn, &ep->conns, node)
 		cqn_stats_reset(&conn->stats);
 	list_for_each_entry(conn, &ep->dead, node)
+		cqn_stats_reset(&conn->stats);
+	list_for_each_entry(conn, &ep->reaping, node)
 		cqn_stats_reset(&conn->stats);
 	spin_unlock_irq(&ep->state_lock);
 }
@@ -401,8 +405,9 @@ static void cqn_ep_reap_work(struct work_struct *work)
 		mutex_lock(&ep->tune_lock);
 		spin_lock_irq(&ep->state_lock);
 		conn = list_first_entry_or_null(&ep->dead, struct cqn_conn, node);
+		/* Still counted by cqn_ep_stats_sum() until it is retired. */
 		if (conn)
-			list_del_init(&conn->node);
+			list_move_tail(&conn->node, &ep->reaping);
 		spin_unlock_irq(&ep->state_lock);
 		mutex_unlock(&ep->tune_lock);
 		if (!conn)
@@ -599,6 +604,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	spin_lock_init(&ep->state_lock);
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->dead);
+	INIT_LIST_HEAD(&ep->reaping);
 	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
 	INIT_DELAYED_WORK(&ep->reconnect_work, cqn_ep_reconnect_work);
 	cqn_config_defaults(&ep->cfg);
