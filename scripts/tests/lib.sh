@@ -248,15 +248,30 @@ ep_wait_state()
 	fail "$1: state '$state' (last_error '$(ep_attr "$1" last_error)'), wanted '$2' within $3 s"
 }
 
+# ep_stats NAME: read NAME's debugfs stats into the associative array STATS
+# (key -> value), all from one snapshot. The file is read in one go
+# (mapfile): a seq_file generates itself again on every lseek, and a
+# "while read" loop seeks back after each line, so lines read one by one
+# would each come from another moment (and a line whose value grew a digit
+# could be cut in the wrong place).
+declare -gA STATS=()
+ep_stats()
+{
+	local line lines
+
+	STATS=()
+	mapfile -t lines <"$CQN_DFS/$1/stats" || return 1
+	for line in "${lines[@]}"; do
+		STATS[${line%% *}]=${line#* }
+	done
+	[ ${#STATS[@]} -gt 0 ]
+}
+
 # ep_stat NAME KEY: one value of debugfs stats.
 ep_stat()
 {
-	local k v
-
-	while read -r k v; do
-		[ "$k" = "$2" ] && { printf '%s\n' "$v"; return 0; }
-	done <"$CQN_DFS/$1/stats"
-	return 1
+	ep_stats "$1" && [ -n "${STATS[$2]+set}" ] || return 1
+	printf '%s\n' "${STATS[$2]}"
 }
 
 # wait_for SECONDS CMD...: run CMD again every 0.2 s until it succeeds.
