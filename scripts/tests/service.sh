@@ -11,6 +11,7 @@ ALL_TESTS="
 	stream_event
 	stream_poll
 	counters_agree
+	counters_hold_across_close
 	rdma_client_interop
 	max_conns_enforced
 	disconnect_midstream
@@ -105,6 +106,55 @@ counters_agree()
 	wait_stat 20 srv conns_active = 0 || return 1
 	# The second run's connection closed after the last reset.
 	[ "$(ep_stat srv conns_closed)" -ge 1 ] || { fail "server counted no closed connection"; return 1; }
+	ep_remove cli srv
+}
+
+# An endpoint's counters never step back while its connections close: a
+# closing connection's counters stay in the sum while the reaper drains and
+# destroys it, then join the totals in one step. Watched as fast as the
+# shell can read (each read one snapshot), on both sides, across each run's
+# end: the client's connection closes at "done", the server's when the
+# client has gone.
+counters_hold_across_close()
+{
+	local run n=$((N / 2)) reads after st end s1 s2
+	local verified sent echoed closed
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		iterations=$n || return 1
+	for run in 1 2 3 4; do
+		printf 1 >"$CQN_DFS/srv/reset"
+		ep_enable cli 1 || return 1
+		verified=0 sent=0 echoed=0 closed=0 reads=0 after=0 end=$((SECONDS + 240))
+		# Until the server has retired its connection, and 200 reads more.
+		while [ $after -lt 200 ]; do
+			ep_stats cli || { fail "reading cli stats"; return 1; }
+			s1=${STATS[msgs_verified]} s2=${STATS[msgs_sent]}
+			[ "$s1" -ge $verified ] && [ "$s2" -ge $sent ] ||
+				{ fail "run $run, read $reads: client msgs_verified $verified -> $s1, msgs_sent $sent -> $s2"; return 1; }
+			verified=$s1 sent=$s2
+			ep_stats srv || { fail "reading srv stats"; return 1; }
+			s1=${STATS[msgs_sent]} s2=${STATS[conns_closed]}
+			[ "$s1" -ge $echoed ] && [ "$s2" -ge $closed ] ||
+				{ fail "run $run, read $reads: server msgs_sent $echoed -> $s1, conns_closed $closed -> $s2"; return 1; }
+			echoed=$s1 closed=$s2
+			IFS= read -r st <"$CQN_CFS/endpoints/cli/state"
+			case $st in
+			done) [ "$closed" -ge 1 ] && after=$((after + 1)) ;;
+			connecting|running) ;;
+			*) fail "run $run: client state '$st' ($(ep_attr cli last_error))"; return 1 ;;
+			esac
+			reads=$((reads + 1))
+			[ $SECONDS -lt $end ] || { fail "run $run: not over in 240 s (state $st, server conns_closed $closed)"; return 1; }
+		done
+		expect_eq "$verified/$sent/$echoed" "$n/$n/$n" "run $run: client verified/sent, server echoed" ||
+			return 1
+		check_clean_run cli $n || return 1
+		echo "figure: run $run: $reads reads of both stats files, none stepped back"
+		ep_enable cli 0 || return 1
+	done
 	ep_remove cli srv
 }
 
