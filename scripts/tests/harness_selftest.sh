@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Prove that scripts/vm-run's gate works: a WARN and a kmemleak report made
-# on purpose by scripts/selftest/cqn_splat.ko must fail the run (exit 125), a
+# on purpose by scripts/selftest/cqn_splat.ko must fail the run (exit 125)
+# and the test that made them (each test's own gate, in lib.sh), a
 # clean load/unload must pass, the command's own status must come back, and
 # --timeout must kill a hung guest (exit 124). Runs on the host, a few
 # minutes in all.
@@ -53,7 +54,14 @@ else
 	exit 1
 fi
 
-vm warn --no-rxe -- insmod "$ko" kind=warn
+# The WARN is made by the middle one of three tests run as the suites run
+# theirs (lib.sh's cqn_run_tests): the test's own gate must fail that test
+# and only that one, and the VM's gate must fail the run.
+vm warn --no-rxe -- env CQN_SPLAT_KO="$ko" bash -c \
+	'. scripts/tests/lib.sh; quiet_before() { sleep 1; }
+	 planted_warn() { insmod "$CQN_SPLAT_KO" kind=warn; }
+	 quiet_after() { sleep 1; }
+	 ALL_TESTS="quiet_before planted_warn quiet_after"; cqn_run_tests' harness_selftest
 if [ "$status" != 125 ]; then
 	not_ok "gate catches a WARN" "exit $status, want 125 (see $dir/warn.log)"
 elif ! grep -q 'GATE FAILED: kernel splat' "$dir/warn.log" ||
@@ -61,6 +69,14 @@ elif ! grep -q 'GATE FAILED: kernel splat' "$dir/warn.log" ||
 	not_ok "gate catches a WARN" "no WARNING line from cqn_splat in $dir/warn.log"
 else
 	ok "gate catches a WARN"
+fi
+if grep -q '^not ok - harness_selftest: planted_warn: kernel splat' "$dir/warn.log" &&
+	grep -q '^ok - harness_selftest: quiet_before$' "$dir/warn.log" &&
+	grep -q '^ok - harness_selftest: quiet_after$' "$dir/warn.log"; then
+	ok "a test's own gate fails the test that splats, and only it"
+else
+	not_ok "a test's own gate fails the test that splats, and only it" \
+		"want planted_warn not ok, quiet_before and quiet_after ok (see $dir/warn.log)"
 fi
 
 # The leak is planted by a test run as the suites run theirs (lib.sh's

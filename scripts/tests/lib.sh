@@ -10,8 +10,9 @@ CQN_KERNEL=${CQN_KERNEL:-debug}
 CQN_KO_DIR=$CQN_TOP/build/$CQN_KERNEL
 CQN_CFS=/sys/kernel/config/cqnotify
 CQN_DFS=/sys/kernel/debug/cqnotify
-CQN_SPLAT_RE='BUG:|WARNING:|KASAN|circular locking|recursive locking|inconsistent lock state|suspicious RCU|blocked for more than|soft lockup|Oops|general protection|UBSAN|list_add corruption|list_del corruption|ODEBUG|unreferenced object|Kernel panic'
 CQN_TEST_FAILS=0
+# CQN_SPLAT_RE, CQN_TAINT_OK, cqn_kmemleak_scan
+. "$CQN_TOP/scripts/gate.sh"
 
 # fail MSG: record why the current test fails and return non-zero.
 fail()
@@ -62,6 +63,29 @@ cqn_dmesg_lines()
 	dmesg | wc -l
 }
 
+# cqn_klog_read: the kernel log into the array CQN_KLOG, a line an element:
+# one exec of dmesg (each exec costs about half a second in the debug VM,
+# whose binaries come over 9p: the gate after every test runs this once).
+# Through a file: the guest has no /dev/fd for a process substitution.
+cqn_klog_read()
+{
+	dmesg >/tmp/cqn-klog.txt && mapfile -t CQN_KLOG </tmp/cqn-klog.txt
+}
+
+# cqn_klog_splats FROM: set SPLATS to the first 5 lines of CQN_KLOG from
+# index FROM on that match CQN_SPLAT_RE.
+cqn_klog_splats()
+{
+	local i n=0
+
+	SPLATS=
+	for ((i = $1; i < ${#CQN_KLOG[@]} && n < 5; i++)); do
+		[[ ${CQN_KLOG[i]} =~ $CQN_SPLAT_RE ]] || continue
+		SPLATS+="${SPLATS:+$'\n'}${CQN_KLOG[i]}"
+		n=$((n + 1))
+	done
+}
+
 # cqn_load: insert the configfs front end and the service built for this
 # kernel (cqnotify.ko needs cqnotify_configfs.ko).
 cqn_load()
@@ -95,19 +119,10 @@ reliability()
 	echo "reliability: $*"
 }
 
-# Taint flags a test may add: O (out-of-tree module) and E (unsigned
-# module), set when cqnotify is first loaded, and N (KUnit tests ran).
-CQN_TAINT_OK=$(((1 << 12) | (1 << 13) | (1 << 18)))
-CQN_KMEMLEAK=/sys/kernel/debug/kmemleak
-
-# cqn_kmemleak_gate: scan, wait 5 s (kmemleak reports only objects at least
-# 5 s old), scan again; print what it reports and clear it.
+# cqn_kmemleak_gate: print what kmemleak reports now, and clear it.
 cqn_kmemleak_gate()
 {
-	[ -w "$CQN_KMEMLEAK" ] || return 0
-	echo scan >"$CQN_KMEMLEAK"
-	sleep 5
-	echo scan >"$CQN_KMEMLEAK"
+	cqn_kmemleak_scan || return 0
 	head -n 40 "$CQN_KMEMLEAK"
 	echo clear >"$CQN_KMEMLEAK"
 }
@@ -123,24 +138,37 @@ cqn_kmemleak_gate()
 # kmemleak reports was allocated.
 cqn_run_tests()
 {
-	local script t mark rc log splats start taint0 taint leaks up0 up1 windows=
+	local script t mark rc log splats start taint0 taint leaks up0 up1 line windows=
 
-	script=$(basename "$0" .sh)
+	script=${0##*/}
+	script=${script%.sh}
 	[ "$CQN_PROVIDER" = rxe ] || script+="@$CQN_PROVIDER"
 	log=/tmp/cqn-test.log
 	[ -z "${CQN_OUT:-}" ] || windows=$CQN_OUT/test-windows.txt
+	# Each test's kernel lines are those after the log's length when it
+	# started: the log read after the test before (nothing runs between).
+	cqn_klog_read || { echo "not ok - $script: cannot read the kernel log"; return 1; }
 	for t in $ALL_TESTS; do
 		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
 		read -r up0 _ </proc/uptime
-		mark=$(cqn_dmesg_lines)
+		mark=${#CQN_KLOG[@]}
 		read -r taint0 </proc/sys/kernel/tainted
 		start=$SECONDS
 		( set -o pipefail; "$t" ) >"$log" 2>&1
 		rc=$?
 		echo "# $script: $t took $((SECONDS - start)) s"
-		grep '^figure: ' "$log" | sed 's/^figure: /#   /'
-		grep '^reliability: ' "$log" | sed "s/^reliability: /# reliability: $script $t /"
-		splats=$(dmesg | tail -n +"$((mark + 1))" | grep -E "$CQN_SPLAT_RE" | head -n 5)
+		while IFS= read -r line; do
+			case $line in
+			"figure: "*) echo "#   ${line#figure: }" ;;
+			"reliability: "*) echo "# reliability: $script $t ${line#reliability: }" ;;
+			esac
+		done <"$log"
+		if cqn_klog_read; then
+			cqn_klog_splats "$mark"
+			splats=$SPLATS
+		else
+			splats="cannot read the kernel log (dmesg failed)"
+		fi
 		read -r taint </proc/sys/kernel/tainted
 		taint=$(((taint & ~taint0) & ~CQN_TAINT_OK))
 		[ "$taint" = 0 ] || splats+="${splats:+$'\n'}kernel tainted: new flags $taint (see Documentation/admin-guide/tainted-kernels.rst)"
