@@ -58,11 +58,6 @@ expect_write_err()
 	[[ $err =~ $3 ]] || fail "error of write '$2' to $1: '$3' not found in: $err"
 }
 
-cqn_dmesg_lines()
-{
-	dmesg | wc -l
-}
-
 # cqn_klog_read: the kernel log into the array CQN_KLOG, a line an element:
 # one exec of dmesg (each exec costs about half a second in the debug VM,
 # whose binaries come over 9p: the gate after every test runs this once).
@@ -72,17 +67,19 @@ cqn_klog_read()
 	dmesg >/tmp/cqn-klog.txt && mapfile -t CQN_KLOG </tmp/cqn-klog.txt
 }
 
-# cqn_klog_splats FROM: set SPLATS to the first 5 lines of CQN_KLOG from
-# index FROM on that match CQN_SPLAT_RE.
-cqn_klog_splats()
+# cqn_klog_match FROM REGEX [MAX]: set KLOG_MATCHES to the lines of CQN_KLOG
+# from index FROM on that match REGEX (the first MAX of them, when given),
+# one a line, and KLOG_NMATCH to their number.
+cqn_klog_match()
 {
-	local i n=0
+	local i max=${3:-0}
 
-	SPLATS=
-	for ((i = $1; i < ${#CQN_KLOG[@]} && n < 5; i++)); do
-		[[ ${CQN_KLOG[i]} =~ $CQN_SPLAT_RE ]] || continue
-		SPLATS+="${SPLATS:+$'\n'}${CQN_KLOG[i]}"
-		n=$((n + 1))
+	KLOG_MATCHES= KLOG_NMATCH=0
+	for ((i = $1; i < ${#CQN_KLOG[@]}; i++)); do
+		[[ ${CQN_KLOG[i]} =~ $2 ]] || continue
+		KLOG_MATCHES+="${KLOG_MATCHES:+$'\n'}${CQN_KLOG[i]}"
+		KLOG_NMATCH=$((KLOG_NMATCH + 1))
+		[ "$KLOG_NMATCH" != "$max" ] || break
 	done
 }
 
@@ -164,8 +161,8 @@ cqn_run_tests()
 			esac
 		done <"$log"
 		if cqn_klog_read; then
-			cqn_klog_splats "$mark"
-			splats=$SPLATS
+			cqn_klog_match "$mark" "$CQN_SPLAT_RE" 5
+			splats=$KLOG_MATCHES
 		else
 			splats="cannot read the kernel log (dmesg failed)"
 		fi

@@ -696,12 +696,6 @@ hp_field()
 	[[ " $REPLY " =~ \ $1=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
 }
 
-# log_lines MARK REGEX: kernel log lines since line MARK that match.
-log_lines()
-{
-	dmesg | tail -n +"$(($1 + 1))" | grep -cE -- "$2"
-}
-
 hostile_peer()
 {
 	local size r n mark start secs limit kind logged=0
@@ -712,7 +706,8 @@ hostile_peer()
 	start_server max_conns=$HP_MAX_CONNS || return 1
 	endless_client good verify=1 || return 1
 	wait_stat 30 good msgs_verified -gt 5 || return 1
-	mark=$(cqn_dmesg_lines)
+	cqn_klog_read || { fail "reading the kernel log"; return 1; }
+	mark=${#CQN_KLOG[@]}
 	start=$SECONDS
 	# Larger than the server's msg_size (4096): each connection dropped.
 	for size in 4097 65536; do
@@ -746,15 +741,17 @@ hostile_peer()
 	# Every kind of complaint is ratelimited: at most a burst of 10 per 5 s.
 	secs=$((SECONDS - start))
 	limit=$((10 * (secs / 5 + 2)))
+	cqn_klog_read || { fail "reading the kernel log"; return 1; }
 	for kind in "peer's message refused" "empty message, echoed" "header claims" \
 		    "rejected connection from"; do
-		n=$(log_lines "$mark" "cqnotify: srv: .*$kind")
+		cqn_klog_match "$mark" "cqnotify: srv: .*$kind"
+		n=$KLOG_NMATCH
 		[ "$n" -le $limit ] ||
 			{ fail "$n log lines '$kind' in $secs s: not ratelimited (limit $limit)"; return 1; }
 		logged=$((logged + n))
 	done
-	n=$(log_lines "$mark" "completion failed")
-	expect_eq "$n" 0 "generic completion-error log lines" || return 1
+	cqn_klog_match "$mark" "completion failed"
+	expect_eq "$KLOG_NMATCH" 0 "generic completion-error log lines" || return 1
 
 	ep_enable good 0 || return 1
 	check_stopped good || return 1
