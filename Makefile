@@ -6,8 +6,9 @@
 #   make check-leaks the debug-kernel suites with a kmemleak scan pair after
 #                   every test (about 35 minutes)
 #   make tools      the userspace test peers (tools/*.c) into $(CQN_BUILD)/tools
-#   make demo       the demo, in QEMU on Debian's stock kernel
-#   make bench      polling vs event notification against perftest, in QEMU (build/bench/)
+#   make demo       the demo, in QEMU on Debian's stock kernel (KERNEL=6.12 for 6.12)
+#   make bench      polling vs event notification against perftest, in QEMU (build/bench/;
+#                   KERNEL=6.12 for the 6.12 kernel)
 #   make style      checkpatch --strict, kernel-doc, Documentation/ validity
 #   make install    install cqnotify.ko into /lib/modules/<kernel>/updates, run depmod
 #   make clean
@@ -38,11 +39,14 @@ check:
 check-leaks:
 	CQN_GATE_EACH=1 CQN_CHECK_ONLY="host debug twohost" scripts/check
 
+# The stock Debian kernel demo and bench run on: 6.1 or 6.12.
+KERNEL ?= 6.1
+
 demo:
-	scripts/demo
+	scripts/demo $(KERNEL)
 
 bench:
-	scripts/bench
+	scripts/bench --kernel $(KERNEL)
 
 style:
 	scripts/style

@@ -31,15 +31,49 @@ cqn_check_cache()
 	esac
 }
 
-# cqn_distro_kver: the release of the newest installed Debian kernel image.
-cqn_distro_kver()
-{
-	local v
+# The stock Debian kernels the project runs on, by series: 6.1 is Debian 12's
+# own (linux-image-amd64), 6.12 its backport from the security archive
+# (linux-image-6.12-amd64). Which one a step uses is always named, never "the
+# newest installed": with both installed, that would silently be 6.12.
+CQN_STOCK_SERIES="6.1 6.12"
+export CQN_STOCK_SERIES
 
-	v=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' -printf '%f\n' 2>/dev/null |
+# cqn_stock_kver SERIES: the release of the installed Debian kernel image of
+# that series (6.1 or 6.12), e.g. 6.12.117+deb12-amd64; fails when none is.
+cqn_stock_kver()
+{
+	local series=${1:?cqn_stock_kver SERIES} v
+
+	case " $CQN_STOCK_SERIES " in
+	*" $series "*) ;;
+	*) return 1 ;;
+	esac
+	v=$(find /boot -maxdepth 1 -name "vmlinuz-$series.*-amd64" -printf '%f\n' 2>/dev/null |
 		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
 	[ -n "$v" ] || return 1
 	echo "$v"
+}
+
+# cqn_kernel_kind NAME: normalise a kernel name as the scripts take it
+# (debug, 6.1, 6.12; distro is 6.1, the default stock kernel) or fail.
+cqn_kernel_kind()
+{
+	case "$1" in
+	debug) echo debug ;;
+	distro|6.1) echo 6.1 ;;
+	6.12) echo 6.12 ;;
+	*) return 1 ;;
+	esac
+}
+
+# cqn_kernel_label KIND: how TAP lines and results name a kernel: 6.1-debug
+# for the debug build of 6.1, the series for a stock kernel.
+cqn_kernel_label()
+{
+	case "$1" in
+	debug) echo 6.1-debug ;;
+	*) echo "$1" ;;
+	esac
 }
 
 # cqn_kernel_src: the unpacked linux-source-6.1 tree, unpacked on first use.

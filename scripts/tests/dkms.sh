@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # DKMS, as a user runs it on Debian: dkms add, build and install of a copy
-# of the tree (as a release tarball has it) for the distro kernel, modinfo
-# and modprobe's view of the installed modules, both loaded by modprobe in a
-# distro VM, then dkms remove.
+# of the tree (as a release tarball has it) for one stock Debian kernel
+# (6.1 or 6.12), modinfo and modprobe's view of the installed modules, both
+# loaded by modprobe in a VM of that kernel, then dkms remove.
 #
 # Runs on the host (the build is native: under TCG it took 11 minutes),
 # inside a private mount namespace that leaves the host as it was:
@@ -11,26 +11,28 @@
 # with a tmpfs upper layer. The VM is started inside the namespace, so its
 # 9p root shows the installed modules.
 #
-# Prints TAP lines "ok - dkms: ..." / "not ok - dkms: ..."; exits non-zero
-# on any failure.
+# Usage: scripts/tests/dkms.sh [6.1|6.12] (default 6.1)
+# Prints TAP lines "ok - dkms@SERIES: ..." / "not ok - dkms@SERIES: ...";
+# exits non-zero on any failure.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 if [ "${1:-}" != --inside ]; then
-	exec unshare --mount --propagation private "$0" --inside
+	exec unshare --mount --propagation private "$0" --inside "${1:-6.1}"
 fi
+series=${2:-6.1}
 
 T=
 failed=0
 
 ok()
 {
-	echo "ok - dkms: $1"
+	echo "ok - dkms@$series: $1"
 }
 
 not_ok()
 {
-	echo "not ok - dkms: $1"
+	echo "not ok - dkms@$series: $1"
 	[ -z "${2:-}" ] || echo "# $2"
 	failed=1
 }
@@ -73,9 +75,10 @@ setup()
 }
 
 command -v dkms >/dev/null || { not_ok "dkms is installed (scripts/install-deps)"; exit 1; }
-kver=$(cqn_distro_kver) || { not_ok "a Debian kernel is installed (scripts/install-deps)"; exit 1; }
+kver=$(cqn_stock_kver "$series") ||
+	{ not_ok "a Debian $series kernel is installed (scripts/install-deps)"; exit 1; }
 ver=$(cat "$CQN_TOP/VERSION")
-log=$CQN_BUILD/check/dkms.log
+log=$CQN_BUILD/check/dkms-$series.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 
@@ -127,13 +130,13 @@ fi
 guest='modprobe cqnotify && echo "loaded $(cat /sys/module/cqnotify/version)'
 guest+=' $(cat /sys/module/cqnotify_configfs/version) $(scripts/cqnotifyctl --version)"'
 guest+=' && modprobe -r cqnotify && [ ! -d /sys/module/cqnotify_configfs ] && echo unloaded'
-out=$("$CQN_TOP/scripts/vm-run" --kernel distro --no-rxe --timeout 300 -- bash -c "$guest" 2>&1)
+out=$("$CQN_TOP/scripts/vm-run" --kernel "$series" --no-rxe --timeout 300 -- bash -c "$guest" 2>&1)
 echo "$out" >>"$log"
 want="loaded $ver $ver cqnotify module $ver"
 if grep -qx "$want" <<<"$out" && grep -qx unloaded <<<"$out"; then
-	ok "modprobe cqnotify in a distro VM loads both modules (version $ver) and modprobe -r unloads both"
+	ok "modprobe cqnotify in a $series VM loads both modules (version $ver) and modprobe -r unloads both"
 else
-	not_ok "modprobe cqnotify in a distro VM" "want '$want' then 'unloaded'; see $log"
+	not_ok "modprobe cqnotify in a $series VM" "want '$want' then 'unloaded'; see $log"
 fi
 
 check "dkms remove" dkms remove "cqnotify/$ver" --all

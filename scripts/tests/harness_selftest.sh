@@ -37,7 +37,7 @@ vm()
 	local name=$1
 
 	shift
-	cqn_log "harness_selftest: $name"
+	cqn_log "harness_selftest@[^:]*: $name"
 	status=0
 	"$CQN_TOP/scripts/vm-run" "$@" >"$dir/$name.log" 2>&1 || status=$?
 }
@@ -46,7 +46,7 @@ vm()
 rm -rf "$dir"
 mkdir -p "$dir"
 cp "$CQN_TOP"/scripts/selftest/{cqn_splat.c,Kbuild} "$dir/"
-cqn_log "harness_selftest: building cqn_splat.ko"
+cqn_log "harness_selftest@[^:]*: building cqn_splat.ko"
 if make -C "$kdir" M="$dir" modules >"$dir/build.log" 2>&1 && [ -f "$ko" ]; then
 	ok "build cqn_splat.ko"
 else
@@ -70,9 +70,9 @@ elif ! grep -q 'GATE FAILED: kernel splat' "$dir/warn.log" ||
 else
 	ok "gate catches a WARN"
 fi
-if grep -q '^not ok - harness_selftest: planted_warn: kernel splat' "$dir/warn.log" &&
-	grep -q '^ok - harness_selftest: quiet_before$' "$dir/warn.log" &&
-	grep -q '^ok - harness_selftest: quiet_after$' "$dir/warn.log"; then
+if grep -q '^not ok - harness_selftest@[^:]*: planted_warn: kernel splat' "$dir/warn.log" &&
+	grep -q '^ok - harness_selftest@[^:]*: quiet_before$' "$dir/warn.log" &&
+	grep -q '^ok - harness_selftest@[^:]*: quiet_after$' "$dir/warn.log"; then
 	ok "a test's own gate fails the test that splats, and only it"
 else
 	not_ok "a test's own gate fails the test that splats, and only it" \
@@ -92,8 +92,8 @@ elif ! grep -q 'GATE FAILED: kmemleak' "$dir/leak.log" ||
 else
 	ok "gate catches a kmemleak report"
 fi
-if grep -q 'GATE FAILED: kmemleak: .* allocated during: harness_selftest: planted_leak' "$dir/leak.log" &&
-	grep -q '^not ok - harness_selftest: planted_leak: kmemleak' "$dir/leak.log"; then
+if grep -q 'GATE FAILED: kmemleak: .* allocated during: harness_selftest@[^:]*: planted_leak' "$dir/leak.log" &&
+	grep -q '^not ok - harness_selftest@[^:]*: planted_leak: kmemleak' "$dir/leak.log"; then
 	ok "gate names the test that leaked"
 else
 	not_ok "gate names the test that leaked" "no leak traced to planted_leak in $dir/leak.log"

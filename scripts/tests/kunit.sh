@@ -11,39 +11,48 @@ kunit_report()
 	local suite=$1 results=/sys/kernel/debug/kunit/$1/results
 
 	if [ ! -r "$results" ]; then
-		echo "not ok - kunit: $suite: no results in debugfs (suite did not run)"
+		echo "not ok - kunit@$CQN_KLABEL: $suite: no results in debugfs (suite did not run)"
 		return 1
 	fi
-	awk -v suite="$suite" '
+	awk -v suite="$suite" -v k="kunit@$CQN_KLABEL: " '
 		/^        not ok [0-9]+ / { sub(/^ +not ok [0-9]+ /, ""); bad = bad " [" $0 "]"; next }
 		/^    (not )?ok [0-9]+ / {
 			ok = ($1 == "ok")
 			name = $0; sub(/^ +(not )?ok [0-9]+ /, "", name)
-			if (ok) print "ok - kunit: " suite "." name
-			else { print "not ok - kunit: " suite "." name bad; fails++ }
+			if (ok) print "ok - " k suite "." name
+			else { print "not ok - " k suite "." name bad; fails++ }
 			bad = ""; cases++
 		}
 		/^    1\.\.[0-9]+/ { plan = substr($1, 4) }
 		END {
 			if (cases == 0 || cases != plan) {
-				print "not ok - kunit: " suite ": ran " cases " of " plan " planned cases"
+				print "not ok - " k suite ": ran " cases " of " plan " planned cases"
 				fails++
 			}
 			exit fails > 0
 		}' "$results"
 }
 
-[ -d /sys/kernel/debug/kunit ] || { echo "not ok - kunit: this kernel has no KUnit debugfs"; exit 1; }
+[ -d /sys/kernel/debug/kunit ] || { echo "not ok - kunit@$CQN_KLABEL: this kernel has no KUnit debugfs"; exit 1; }
 insmod "$CQN_KO_DIR/cqnotify_configfs.ko" && insmod "$CQN_KO_DIR/cqnotify.ko" ||
-	{ echo "not ok - kunit: insmod cqnotify_configfs.ko cqnotify.ko"; exit 1; }
+	{ echo "not ok - kunit@$CQN_KLABEL: insmod cqnotify_configfs.ko cqnotify.ko"; exit 1; }
 if ! insmod "$CQN_KO_DIR/cqnotify_test.ko"; then
-	echo "not ok - kunit: insmod cqnotify_test.ko"
+	echo "not ok - kunit@$CQN_KLABEL: insmod cqnotify_test.ko"
 	rmmod cqnotify cqnotify_configfs
 	exit 1
 fi
 rc=0
+n=0
 for s in /sys/kernel/debug/kunit/cqnotify_*; do
 	kunit_report "$(basename "$s")" || rc=1
+	n=$((n + 1))
 done
-rmmod cqnotify_test && rmmod cqnotify && rmmod cqnotify_configfs || { echo "not ok - kunit: unloading the test modules"; rc=1; }
+# One suite per kunit/*_test.c: a suite missing from the module (a Kbuild
+# or kunit_test_suites() slip) is a failure, not a smaller run.
+want=$(find "$CQN_TOP/kunit" -name '*_test.c' | wc -l)
+if [ "$n" -ne "$want" ]; then
+	echo "not ok - kunit@$CQN_KLABEL: $n suites ran, $want expected (one per kunit/*_test.c)"
+	rc=1
+fi
+rmmod cqnotify_test && rmmod cqnotify && rmmod cqnotify_configfs || { echo "not ok - kunit@$CQN_KLABEL: unloading the test modules"; rc=1; }
 exit $rc

@@ -6,8 +6,17 @@
 # shellcheck shell=bash
 
 CQN_TOP=${CQN_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# CQN_KERNEL: debug or distro (a stock kernel), what the tests size
+# themselves by; CQN_KSERIES: 6.1 or 6.12; CQN_KLABEL names the kernel in
+# every TAP line (6.1-debug, 6.1, 6.12). All three come from scripts/vm-run.
 CQN_KERNEL=${CQN_KERNEL:-debug}
-CQN_KO_DIR=$CQN_TOP/build/$CQN_KERNEL
+CQN_KSERIES=${CQN_KSERIES:-6.1}
+CQN_KLABEL=${CQN_KLABEL:-6.1-debug}
+if [ "$CQN_KERNEL" = debug ]; then
+	CQN_KO_DIR=$CQN_TOP/build/debug
+else
+	CQN_KO_DIR=$CQN_TOP/build/$CQN_KSERIES
+fi
 CQN_CFS=/sys/kernel/config/cqnotify
 CQN_DFS=/sys/kernel/debug/cqnotify
 CQN_TEST_FAILS=0
@@ -124,6 +133,42 @@ cqn_kmemleak_gate()
 	echo clear >"$CQN_KMEMLEAK"
 }
 
+# Tests that do not apply here: CQN_SKIP[test]=reason (set by a script
+# before cqn_run_tests, e.g. for a kernel without siw). A skipped test
+# still gets its line, "ok - script: test # SKIP reason", as TAP has it.
+declare -A CQN_SKIP=()
+
+# cqn_plan SCRIPT: set CQN_PLAN to the tests to run (ALL_TESTS, or those of
+# CQN_TESTS) and announce "# plan: SCRIPT N", which scripts/check holds the
+# results against (a suite that dies half way has fewer). Fails, with a
+# not-ok line, on a run of no test, on a name that is no function (a typo
+# in ALL_TESTS) and on a CQN_TESTS name that is not in ALL_TESTS.
+cqn_plan()
+{
+	local script=$1 t bad=
+
+	CQN_PLAN=
+	for t in $ALL_TESTS; do
+		declare -F "$t" >/dev/null || bad+=" $t"
+		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
+		CQN_PLAN+=" $t"
+	done
+	for t in ${CQN_TESTS:-}; do
+		[[ " $ALL_TESTS " == *" $t "* ]] || bad+=" $t"
+	done
+	CQN_PLAN=${CQN_PLAN# }
+	set -- $CQN_PLAN
+	echo "# plan: $script $#"
+	if [ -n "$bad" ]; then
+		echo "not ok - $script: no such test:$bad"
+		return 1
+	fi
+	if [ $# -eq 0 ]; then
+		echo "not ok - $script: no test to run (ALL_TESTS '$ALL_TESTS', CQN_TESTS '${CQN_TESTS:-}')"
+		return 1
+	fi
+}
+
 # cqn_run_tests: run every function named in ALL_TESTS (only those also
 # named in CQN_TESTS, when it is set: for running a few by hand). After each
 # test the kernel is checked: no splat in its log, no new taint flag; with
@@ -137,16 +182,22 @@ cqn_run_tests()
 {
 	local script t mark rc log splats start taint0 taint leaks up0 up1 line windows=
 
+	# "service@6.12: ...", "service_siw@6.1-debug/siw: ...": the kernel
+	# and (unless rxe) the provider, so each run's lines can be told apart.
 	script=${0##*/}
-	script=${script%.sh}
-	[ "$CQN_PROVIDER" = rxe ] || script+="@$CQN_PROVIDER"
+	script=${script%.sh}@$CQN_KLABEL
+	[ "$CQN_PROVIDER" = rxe ] || script+="/$CQN_PROVIDER"
 	log=/tmp/cqn-test.log
 	[ -z "${CQN_OUT:-}" ] || windows=$CQN_OUT/test-windows.txt
 	# Each test's kernel lines are those after the log's length when it
 	# started: the log read after the test before (nothing runs between).
 	cqn_klog_read || { echo "not ok - $script: cannot read the kernel log"; return 1; }
-	for t in $ALL_TESTS; do
-		[ -z "${CQN_TESTS:-}" ] || [[ " $CQN_TESTS " == *" $t "* ]] || continue
+	cqn_plan "$script" || return 1
+	for t in $CQN_PLAN; do
+		if [ -n "${CQN_SKIP[$t]:-}" ]; then
+			echo "ok - $script: $t # SKIP ${CQN_SKIP[$t]}"
+			continue
+		fi
 		read -r up0 _ </proc/uptime
 		mark=${#CQN_KLOG[@]}
 		read -r taint0 </proc/sys/kernel/tainted

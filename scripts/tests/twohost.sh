@@ -39,7 +39,7 @@ case "$ROLE" in
 server) ALL_TESTS=serve_lossy_link ;;
 client) ALL_TESTS=netem_loss_zero_app_loss ;;
 *)
-	echo "not ok - twohost: CQN_PAIR_ROLE is '$ROLE', not server or client (run it with scripts/vm-pair)"
+	echo "not ok - twohost@$CQN_KLABEL: CQN_PAIR_ROLE is '$ROLE', not server or client (run it with scripts/vm-pair)"
 	exit 1 ;;
 esac
 
