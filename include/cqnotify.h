@@ -120,6 +120,8 @@ struct cqn_cq_owner {
  * @poller: poll mode: the busy-polling thread
  * @timer: software moderation: wakes the consumer when the period runs out
  * @stopping: set before teardown; handlers then do nothing
+ * @draining: teardown's drain is under way: the work item polls the CQ on
+ *	@fb_timer instead of arming it, so the drain never waits for an event
  * @paused: set while a live change is applied; handlers then do nothing
  * @from_event: the next run of @work was started by an event
  * @event_ns: when the event that started the next run of @work arrived
@@ -183,6 +185,7 @@ struct cqn_cq {
 	struct task_struct *poller;
 	struct hrtimer timer;
 	bool stopping;
+	bool draining;
 	bool paused;
 	bool from_event;
 	u64 event_ns;
@@ -285,7 +288,7 @@ struct cqn_drain {
  * @stats: this connection's counters
  * @dbg_dir: debugfs directory (server connections)
  * @peer: peer address, for logs and debugfs
- * @sdrain: send queue marker of a bounded drain (after a CQ overflow)
+ * @sdrain: send queue marker of teardown's bounded drain
  * @rdrain: receive queue marker of a bounded drain
  */
 struct cqn_conn {
@@ -492,6 +495,7 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 		  u32 cqe, int comp_vector, struct cqn_stats *stats, const char *name,
 		  const struct cqn_cq_owner *ops, void *owner);
 int cqn_cq_start(struct cqn_cq *c);
+void cqn_cq_drain_begin(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
 int cqn_cq_set_mode(struct cqn_cq *c, u32 mode);

@@ -11,8 +11,13 @@
 #include "cqnotify.h"
 #include "cqn_msg.h"
 
-/* How long teardown waits for each drain marker after a CQ overflow. */
-#define CQN_LOSSY_DRAIN_MS	2000
+/*
+ * How long teardown waits for each drain marker: a flush of a full queue
+ * takes milliseconds, even on the debug kernel under TCG; past this the
+ * provider is not delivering (a CQ overflow dropped the marker, or a dead
+ * device) and the rest is counted as lost.
+ */
+#define CQN_DRAIN_MS		2000
 
 static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
 			       enum dma_data_direction dir)
@@ -312,6 +317,66 @@ static noinline int cqn_conn_alloc_rings(struct cqn_conn *conn, bool server)
 
 ALLOW_ERROR_INJECTION(cqn_conn_alloc_rings, ERRNO);
 
+static void cqn_conn_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqn_drain *d = container_of(wc->wr_cqe, struct cqn_drain, cqe);
+
+	complete(&d->done);
+}
+
+/* Post a drain marker (@swr or @rwr) and wait a bounded time for it. */
+static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
+			       const struct ib_send_wr *swr, const struct ib_recv_wr *rwr)
+{
+	int ret;
+
+	d->cqe.done = cqn_conn_drain_done;
+	init_completion(&d->done);
+	ret = swr ? ib_post_send(conn->qp, swr, NULL) : ib_post_recv(conn->qp, rwr, NULL);
+	if (ret)
+		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
+				    conn->ep->name, conn->id,
+				    swr ? "send" : "receive", ERR_PTR(ret));
+	else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_DRAIN_MS)))
+		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
+				    conn->ep->name, conn->id,
+				    swr ? "send" : "receive");
+}
+
+/*
+ * ib_drain_qp() without its unbounded waits: after a CQ overflow the
+ * provider may have dropped a marker's completion, a lost interrupt leaves
+ * an event-driven engine asleep, a dead device completes nothing, and
+ * teardown must not hang on any of them (the engine polls meanwhile, see
+ * cqn_cq_drain_begin()). The same steps: the QP to the error state, then a
+ * marker on each queue, whose completion follows every earlier one of that
+ * queue. The markers live in @conn: one that completes after its wait gave
+ * up still finds them (the connection outlives its CQ processing).
+ * Context: process context; the CQ engine still runs.
+ */
+static void cqn_conn_drain_bounded(struct cqn_conn *conn)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_cqe = &conn->sdrain.cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+		},
+	};
+	struct ib_recv_wr rwr = { .wr_cqe = &conn->rdrain.cqe };
+	int ret;
+
+	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+	if (ret) {
+		pr_warn_ratelimited("%s: connection %u: moving the QP to error failed: %pe\n",
+				    conn->ep->name, conn->id,
+				    ERR_PTR(ret));
+		return;
+	}
+	cqn_conn_drain_one(conn, &conn->sdrain, &swr.wr, NULL);
+	cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
+}
+
 /**
  * cqn_conn_create() - build a connection on an rdma_cm id
  * @ep: the endpoint
@@ -428,7 +493,8 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	return conn;
 
 err_drain:
-	ib_drain_qp(conn->qp);
+	cqn_cq_drain_begin(&conn->cq);
+	cqn_conn_drain_bounded(conn);
 	cqn_cq_stop(&conn->cq);
 err_rbufs:
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
@@ -447,64 +513,6 @@ err_arrays:
 err_free:
 	kfree(conn);
 	return ERR_PTR(ret);
-}
-
-static void cqn_conn_drain_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct cqn_drain *d = container_of(wc->wr_cqe, struct cqn_drain, cqe);
-
-	complete(&d->done);
-}
-
-/* Post a drain marker (@swr or @rwr) and wait a bounded time for it. */
-static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
-			       const struct ib_send_wr *swr, const struct ib_recv_wr *rwr)
-{
-	int ret;
-
-	d->cqe.done = cqn_conn_drain_done;
-	init_completion(&d->done);
-	ret = swr ? ib_post_send(conn->qp, swr, NULL) : ib_post_recv(conn->qp, rwr, NULL);
-	if (ret)
-		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
-				    conn->ep->name, conn->id,
-				    swr ? "send" : "receive", ERR_PTR(ret));
-	else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_LOSSY_DRAIN_MS)))
-		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
-				    conn->ep->name, conn->id,
-				    swr ? "send" : "receive");
-}
-
-/*
- * ib_drain_qp() without its unbounded waits, for a CQ that overflowed: the
- * provider may have dropped a marker's completion as well, and teardown
- * must not hang on it. The same steps: the QP to the error state, then a
- * marker on each queue, whose completion follows every earlier one of that
- * queue. The markers live in @conn: one that completes after its wait gave
- * up still finds them (the connection outlives its CQ processing).
- * Context: process context; the CQ engine still runs.
- */
-static void cqn_conn_drain_lossy(struct cqn_conn *conn)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_rdma_wr swr = {
-		.wr = {
-			.wr_cqe = &conn->sdrain.cqe,
-			.opcode = IB_WR_RDMA_WRITE,
-		},
-	};
-	struct ib_recv_wr rwr = { .wr_cqe = &conn->rdrain.cqe };
-	int ret;
-
-	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
-	if (ret) {
-		pr_warn_ratelimited("%s: connection %u: moving the QP to error failed: %pe\n",
-				    conn->ep->name, conn->id,
-				    ERR_PTR(ret));
-		return;
-	}
-	cqn_conn_drain_one(conn, &conn->sdrain, &swr.wr, NULL);
-	cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
 }
 
 /*
@@ -538,9 +546,11 @@ static void cqn_conn_count_lost(struct cqn_conn *conn)
  *	because a handler returns non-zero)
  *
  * Disconnects, drains the QP so that every posted work request completes
- * exactly once (flushed ones are counted), then frees everything. After a
- * CQ overflow the drain waits a bounded time, and work requests whose
- * completion was dropped are counted as lost.
+ * exactly once (flushed ones are counted), then frees everything. The
+ * drain polls the CQ whatever the mode's events do and waits a bounded
+ * time (CQN_DRAIN_MS a queue); work requests whose completion never came
+ * are counted as lost (wc_lost), so teardown ends within seconds even
+ * after a lost interrupt or a CQ overflow.
  *
  * Context: process context, not an rdma_cm handler of this id when
  * @destroy_id is true.
@@ -557,19 +567,19 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
-	/* An undersized CQ (fault injection) can overflow during the drain. */
-	if (READ_ONCE(conn->cq.overflowed) ||
-	    conn->cq.cq->cqe < conn->nsend + conn->nrecv + 1)
-		cqn_conn_drain_lossy(conn);
-	else
-		ib_drain_qp(conn->qp);
+	cqn_cq_drain_begin(&conn->cq);
+	cqn_conn_drain_bounded(conn);
 	cqn_cq_stop(&conn->cq);
 	cqn_conn_count_lost(conn);
 	cqn_debugfs_conn_destroy(conn);
 	rdma_destroy_qp(conn->cm_id);
+	/*
+	 * The CQ goes before the buffers: after a drain that gave up, a core
+	 * mode's CQ could still hand a late completion to a buffer's done().
+	 */
+	cqn_cq_destroy(&conn->cq);
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
 	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
-	cqn_cq_destroy(&conn->cq);
 	ib_dealloc_pd(conn->pd);
 	if (destroy_id && conn->owns_id)
 		rdma_destroy_id(conn->cm_id);

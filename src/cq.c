@@ -35,9 +35,10 @@
  *
  * ``event``
  *	The CQ is created with ib_create_cq() and the module's own
- *	comp_handler. The handler runs in the provider's interrupt context (a
- *	tasklet on rxe, hard IRQ on hardware), so it only counts the event and
- *	queues a work item. The work item polls in batches of 16 with a budget
+ *	comp_handler. The handler runs in the provider's completion context (a
+ *	tasklet on 6.1's rxe, a work item holding the CQ's lock on 6.12's,
+ *	hard IRQ on hardware), so it only counts the event and queues a work
+ *	item: it never polls or arms the CQ. The work item polls in batches of 16 with a budget
  *	of 256 completions; when the CQ is empty it re-arms with
  *	``IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS``.
  *
@@ -127,14 +128,14 @@
  *
  * Where it does not (rxe and siw return -EOPNOTSUPP), the engine moderates
  * in software, in event and adaptive modes, the way a device moderates its
- * interrupts: the comp_handler takes the completions from the CQ into a
- * staging ring (under the engine's lock, so their order is kept) and wakes
- * the consumer at once if ``cq_count`` of them are staged. Otherwise it
- * holds them and leaves the CQ unarmed, so further completions raise no
- * event; an hrtimer looks at the CQ again every quarter period (at least
- * 20 us apart), staging what arrived, and wakes the consumer when the
- * count is reached or ``cq_period`` has passed since the first staged
- * completion. Only then, with nothing held, is the CQ armed again. A lone
+ * interrupts: the event queues the work item, whose intake takes the
+ * completions from the CQ into a staging ring (under the engine's lock, so
+ * their order is kept) and hands them to the consumer at once if
+ * ``cq_count`` of them are staged. Otherwise it holds them and leaves the
+ * CQ unarmed, so further completions raise no event; an hrtimer looks at
+ * the CQ again every quarter period (at least 20 us apart), staging what
+ * arrived, and wakes the consumer when the count is reached or
+ * ``cq_period`` has passed since the first staged completion. Only then, with nothing held, is the CQ armed again. A lone
  * completion therefore waits at most ``cq_period`` and is never stranded.
  * ``moderation_effective`` reads ``sw count=.. period=..``; wakeups made
  * because the period ran out are ``sw_moder_timer_fires``.
@@ -143,9 +144,9 @@
  * handler, so software moderation is off in them.
  *
  * What it costs and buys: fewer events (``cq_events``: interrupts on
- * hardware, tasklet callbacks on rxe) and fewer consumer wakeups
- * (``cq_wakeups``: a scheduled work item and the handlers' cache misses
- * each) when completions trickle in, as with paced traffic (the client's
+ * hardware, comp_handler calls on rxe) and fewer consumer wakeups
+ * (``cq_wakeups``: the handlers' cache misses each; the intake after an
+ * event is a short run of the work item that hands nothing over) when completions trickle in, as with paced traffic (the client's
  * ``rate``), for a few timer looks and up to ``cq_period`` of added
  * latency. A closed-loop workload whose window holds fewer than
  * ``cq_count`` completions waits the full period on every round. On rxe a
@@ -258,15 +259,24 @@ static void cqn_cq_stage(struct cqn_cq *c, u64 now)
 	}
 }
 
+/* What software moderation's intake decided; see cqn_cq_sw_intake(). */
+enum cqn_cq_intake {
+	CQN_INTAKE_COUNT,	/* cq_count reached: hand over now */
+	CQN_INTAKE_PERIOD,	/* cq_period ran out: hand over now */
+	CQN_INTAKE_HELD,	/* held, CQ unarmed; the timer looks again */
+	CQN_INTAKE_ARMED,	/* nothing held; the CQ is armed */
+};
+
 /*
- * Software moderation: stage what the CQ holds and wake the consumer now;
- * or hold it, with the CQ unarmed, and look again with the timer (at most
- * a quarter period later); or, when nothing is held, arm the CQ. Returns
- * true when it woke the consumer for the period (not for the count).
- * Context: the comp_handler's (atomic), the timer's (softirq) or the work
- * item's.
+ * Software moderation: stage what the CQ holds and say it is to be handed
+ * over now; or hold it, with the CQ unarmed, and look again with the timer
+ * (at most a quarter period later); or, when nothing is held, arm the CQ.
+ * It polls and arms, so it never runs in the provider's completion context:
+ * 6.12's rxe calls the comp_handler with the CQ's lock held, which
+ * ib_poll_cq() and ib_req_notify_cq() take again.
+ * Context: the timer's (softirq) or the work item's.
  */
-static bool cqn_cq_sw_intake(struct cqn_cq *c)
+static enum cqn_cq_intake cqn_cq_sw_intake(struct cqn_cq *c)
 {
 	enum cqn_sw_moder_action act;
 	unsigned long flags;
@@ -286,16 +296,14 @@ static bool cqn_cq_sw_intake(struct cqn_cq *c)
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
 
-		if (act == CQN_SWM_DISPATCH) {
-			queue_work(cqn_wq, &c->work);
-			return by_period;
-		}
+		if (act == CQN_SWM_DISPATCH)
+			return by_period ? CQN_INTAKE_PERIOD : CQN_INTAKE_COUNT;
 		if (act == CQN_SWM_WAIT) {
 			hrtimer_start(&c->timer, ns_to_ktime(next - now), HRTIMER_MODE_REL_SOFT);
-			return false;
+			return CQN_INTAKE_HELD;
 		}
 		if (cqn_cq_arm(c) <= 0)
-			return false;
+			return CQN_INTAKE_ARMED;
 	}
 }
 
@@ -303,6 +311,7 @@ static bool cqn_cq_sw_intake(struct cqn_cq *c)
 static enum hrtimer_restart cqn_cq_timer_fn(struct hrtimer *t)
 {
 	struct cqn_cq *c = container_of(t, struct cqn_cq, timer);
+	enum cqn_cq_intake in;
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
@@ -310,8 +319,11 @@ static enum hrtimer_restart cqn_cq_timer_fn(struct hrtimer *t)
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (READ_ONCE(c->stopping) || READ_ONCE(c->paused))
 		return HRTIMER_NORESTART;
-	if (cqn_cq_sw_intake(c))
+	in = cqn_cq_sw_intake(c);
+	if (in == CQN_INTAKE_PERIOD)
 		cqn_stat_inc(c->stats, CQN_STAT_sw_moder_timer_fires);
+	if (in == CQN_INTAKE_COUNT || in == CQN_INTAKE_PERIOD)
+		queue_work(cqn_wq, &c->work);
 	return HRTIMER_NORESTART;
 }
 
@@ -528,6 +540,17 @@ static void cqn_cq_work(struct work_struct *work)
 		}
 	}
 
+	/*
+	 * Under software moderation an event only says the CQ has something:
+	 * the intake decides whether to hand it over now or hold it (it used
+	 * to run in the comp_handler, which must neither poll nor arm).
+	 */
+	if (from_event && READ_ONCE(c->moder_kind) == CQN_MODER_SW && !READ_ONCE(c->draining)) {
+		enum cqn_cq_intake in = cqn_cq_sw_intake(c);
+
+		if (in == CQN_INTAKE_HELD || in == CQN_INTAKE_ARMED)
+			goto out;
+	}
 	done = cqn_cq_process(c, CQN_EVENT_BUDGET, from_event);
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
@@ -537,23 +560,35 @@ static void cqn_cq_work(struct work_struct *work)
 		queue_work(cqn_wq, &c->work);
 		goto out;
 	}
+	if (READ_ONCE(c->draining)) {
+		/* Teardown does not trust events: poll until the drain is over. */
+		hrtimer_start(&c->fb_timer, ns_to_ktime(CQN_FALLBACK_POLL_NS), HRTIMER_MODE_REL_SOFT);
+		goto out;
+	}
 	cqn_cq_moder_sample(c, t0);
 	if (cqn_cq_fallback(c, ktime_get_ns()))
 		goto out;
 	if (c->mode == CQN_CQ_ADAPTIVE && !c->window_us)
 		c->window_start_ns = ktime_get_ns();
-	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW)
-		cqn_cq_sw_intake(c);
-	else if (cqn_cq_arm(c) > 0)
+	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW) {
+		enum cqn_cq_intake in = cqn_cq_sw_intake(c);
+
+		if (in == CQN_INTAKE_COUNT || in == CQN_INTAKE_PERIOD)
+			queue_work(cqn_wq, &c->work);
+	} else if (cqn_cq_arm(c) > 0) {
 		queue_work(cqn_wq, &c->work);
+	}
 out:
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 }
 
 /*
- * Own modes' comp_handler.
- * Context: the provider's completion context (tasklet on rxe, hard IRQ on
- * hardware). Must not sleep.
+ * Own modes' comp_handler: count the event and queue the work item, nothing
+ * else. It neither polls nor arms the CQ (nor takes c->lock): 6.12's rxe
+ * calls it with the CQ's lock held, which both would take again.
+ * Context: the provider's completion context (6.1 rxe: a tasklet; 6.12
+ * rxe: a work item with the CQ's spinlock held, IRQs off; hardware: hard
+ * IRQ). Must not sleep.
  */
 static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 {
@@ -583,10 +618,7 @@ static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 		WRITE_ONCE(c->event_ns, t0);
 		WRITE_ONCE(c->from_event, true);
 	}
-	if (READ_ONCE(c->moder_kind) == CQN_MODER_SW)
-		cqn_cq_sw_intake(c);
-	else
-		queue_work(cqn_wq, &c->work);
+	queue_work(cqn_wq, &c->work);
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 }
 
@@ -813,6 +845,28 @@ int cqn_cq_start(struct cqn_cq *c)
 		return 0;
 	}
 	return cqn_cq_resume(c);
+}
+
+/**
+ * cqn_cq_drain_begin() - poll the CQ until it is stopped, events or not
+ * @c: the engine
+ *
+ * Teardown's drain waits for the completions of its marker work requests;
+ * an engine that waits for an event to learn of them waits forever after a
+ * lost interrupt (or fault_drop_events). From here on the event and
+ * adaptive modes poll the CQ every 200 us without arming it, as fallback
+ * polling does, until cqn_cq_stop(). Poll mode polls anyway; the core's
+ * modes are the core's (their drain is bounded by its timeout only).
+ *
+ * Context: process context.
+ */
+void cqn_cq_drain_begin(struct cqn_cq *c)
+{
+	if (c->core)
+		return;
+	WRITE_ONCE(c->draining, true);
+	if (!READ_ONCE(c->paused) && !READ_ONCE(c->stopping))
+		queue_work(cqn_wq, &c->work);
 }
 
 /**

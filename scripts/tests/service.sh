@@ -149,8 +149,13 @@ counters_hold_across_close()
 			reads=$((reads + 1))
 			[ $SECONDS -lt $end ] || { fail "run $run: not over in 240 s (state $st, server conns_closed $closed)"; return 1; }
 		done
-		expect_eq "$verified/$sent/$echoed" "$n/$n/$n" "run $run: client verified/sent, server echoed" ||
-			return 1
+		# The server received every message; its echoes' own send
+		# completions may be flushed by the client's disconnect, which
+		# can overtake their acknowledgements (seen on 6.12's rxe, whose
+		# completer is a work item): each completed once, either way.
+		expect_eq "$verified/$sent/$(ep_stat srv msgs_received)" "$n/$n/$n" \
+			"run $run: client verified/sent, server received" || return 1
+		check_accounted srv || return 1
 		check_clean_run cli $n || return 1
 		echo "figure: run $run: $reads reads of both stats files, none stepped back"
 		ep_enable cli 0 || return 1
@@ -302,7 +307,7 @@ rmdir_running()
 }
 
 if [ "$CQN_PROVIDER" = siw ] && ! siw_pair_up; then
-	echo "not ok - service@siw: siw0/siw1 could not be set up"
+	echo "not ok - service@$CQN_KLABEL/siw: siw0/siw1 could not be set up"
 	exit 1
 fi
 cqn_run_tests
