@@ -145,8 +145,10 @@ declare -A CQN_SKIP=()
 # in ALL_TESTS) and on a CQN_TESTS name that is not in ALL_TESTS.
 cqn_plan()
 {
-	local script=$1 t bad=
+	local script=$1 t bad= all
 
+	# shellcheck disable=SC2086 # one space between names, not tabs/newlines
+	all=" $(echo $ALL_TESTS) "
 	CQN_PLAN=
 	for t in $ALL_TESTS; do
 		declare -F "$t" >/dev/null || bad+=" $t"
@@ -154,7 +156,7 @@ cqn_plan()
 		CQN_PLAN+=" $t"
 	done
 	for t in ${CQN_TESTS:-}; do
-		[[ " $ALL_TESTS " == *" $t "* ]] || bad+=" $t"
+		[[ $all == *" $t "* ]] || bad+=" $t"
 	done
 	CQN_PLAN=${CQN_PLAN# }
 	set -- $CQN_PLAN
