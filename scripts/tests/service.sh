@@ -18,6 +18,7 @@ ALL_TESTS="
 	link_delete_under_traffic
 	rmmod_under_traffic
 	rmdir_running
+	teardown_bounded_after_lost_events
 "
 setup()
 {
@@ -310,6 +311,57 @@ if [ "$CQN_PROVIDER" = siw ] && ! siw_pair_up; then
 	echo "not ok - service@$CQN_KLABEL/siw: siw0/siw1 could not be set up"
 	exit 1
 fi
+# A lost interrupt with no watchdog (watchdog_ms 0, the default) stalls the
+# client: its CQ holds completions and is not armed. Disabling it must still
+# end within a bound: teardown's drain polls the CQ instead of waiting for an
+# event (ib_drain_qp() waited forever here: the write to enable never
+# returned, and the module could no longer be unloaded). Every work request
+# is accounted for, and the module unloads.
+teardown_bounded_after_lost_events()
+{
+	local v0 v1 i pid t0 rc
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
+		duration_ms=0 watchdog_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_stat 30 cli msgs_verified -gt 10 || return 1
+	printf 1000000 >"$CQN_DFS/cli/fault_drop_events" || { fail "fault_drop_events knob"; return 1; }
+	wait_stat 30 cli cq_events_dropped -ge 1 || return 1
+	for i in $(seq 1 10); do
+		v0=$(ep_stat cli msgs_verified)
+		sleep 2
+		v1=$(ep_stat cli msgs_verified)
+		[ "$v1" = "$v0" ] && break
+	done
+	expect_eq "$v1" "$v0" "traffic with events lost and no watchdog (must stall)" || return 1
+	# The write in the background, so that a hang fails the test instead of
+	# stopping the suite.
+	t0=$SECONDS
+	(printf 0 >"$CQN_CFS/endpoints/cli/enable") &
+	pid=$!
+	for i in $(seq 1 300); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 $pid 2>/dev/null; then
+		fail "echo 0 > enable of a stalled client has not returned in 60 s"
+		return 1
+	fi
+	wait $pid
+	rc=$?
+	expect_eq "$rc" 0 "echo 0 > enable of a stalled client" || return 1
+	ep_wait_state cli 'idle|error' 10 || return 1
+	expect_eq "$(ep_stat cli conns_active)" 0 "cli conns_active after disable" || return 1
+	check_accounted cli || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
+	echo "figure: stalled at $v0 messages; disable returned after $((SECONDS - t0)) s, state $(ep_attr cli state)," \
+		"wc_flushed $(ep_stat cli wc_flushed), wc_lost $(ep_stat cli wc_lost)"
+	ep_remove cli srv
+	cqn_unload || { fail "module unload after the stalled teardown"; return 1; }
+}
+
 cqn_run_tests
 rc=$?
 ep_remove cli cli2 cli3 srv 2>/dev/null
