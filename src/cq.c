@@ -135,8 +135,9 @@
  * CQ unarmed, so further completions raise no event; an hrtimer looks at
  * the CQ again every quarter period (at least 20 us apart), staging what
  * arrived, and wakes the consumer when the count is reached or
- * ``cq_period`` has passed since the first staged completion. Only then, with nothing held, is the CQ armed again. A lone
- * completion therefore waits at most ``cq_period`` and is never stranded.
+ * ``cq_period`` has passed since the first staged completion. Only then,
+ * with nothing held, is the CQ armed again. A lone completion therefore
+ * waits at most ``cq_period`` and is never stranded.
  * ``moderation_effective`` reads ``sw count=.. period=..``; wakeups made
  * because the period ran out are ``sw_moder_timer_fires``.
  * cq_count 1 (or both 0) is off; a count without a period gets 100 us.
@@ -146,7 +147,8 @@
  * What it costs and buys: fewer events (``cq_events``: interrupts on
  * hardware, comp_handler calls on rxe) and fewer consumer wakeups
  * (``cq_wakeups``: the handlers' cache misses each; the intake after an
- * event is a short run of the work item that hands nothing over) when completions trickle in, as with paced traffic (the client's
+ * event is a short run of the work item that hands nothing over) when
+ * completions trickle in, as with paced traffic (the client's
  * ``rate``), for a few timer looks and up to ``cq_period`` of added
  * latency. A closed-loop workload whose window holds fewer than
  * ``cq_count`` completions waits the full period on every round. On rxe a
@@ -562,7 +564,8 @@ static void cqn_cq_work(struct work_struct *work)
 	}
 	if (READ_ONCE(c->draining)) {
 		/* Teardown does not trust events: poll until the drain is over. */
-		hrtimer_start(&c->fb_timer, ns_to_ktime(CQN_FALLBACK_POLL_NS), HRTIMER_MODE_REL_SOFT);
+		hrtimer_start(&c->fb_timer, ns_to_ktime(CQN_FALLBACK_POLL_NS),
+			      HRTIMER_MODE_REL_SOFT);
 		goto out;
 	}
 	cqn_cq_moder_sample(c, t0);
