@@ -64,6 +64,7 @@ struct cqn_endpoint;
  * @last_error: copy the reason of the last error into @buf
  * @cq_depth_actual: CQ entries the provider gave the newest connection
  * @moderation_show: the moderation the newest connection's CQ runs with
+ * @reset_stats: zero every counter of the endpoint (the "reset" attribute)
  */
 struct cqn_service_ops {
 	struct cqn_endpoint *(*attach)(const char *name);
@@ -75,6 +76,7 @@ struct cqn_service_ops {
 	void (*last_error)(struct cqn_endpoint *ep, char *buf, size_t len);
 	int (*cq_depth_actual)(struct cqn_endpoint *ep);
 	int (*moderation_show)(struct cqn_endpoint *ep, char *buf, size_t len);
+	void (*reset_stats)(struct cqn_endpoint *ep);
 };
 
 /* src/configfs.c (cqnotify_configfs.ko) */

@@ -175,6 +175,7 @@ void cqn_stats_reset(struct cqn_stats *s);
 void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum);
 void cqn_stats_print_latency(struct seq_file *m, const struct cqn_stats_sum *sum);
 void cqn_stats_print_cq(struct seq_file *m, const struct cqn_stats_sum *sum);
+void cqn_stats_print_hist_raw(struct seq_file *m, const struct cqn_stats_sum *sum);
 
 /**
  * cqn_stat_add() - add to a counter of this CPU

@@ -16,7 +16,9 @@
  * poll_window_max_us, solicited_only, watchdog_ms, max_events_per_ms),
  * which are checked against the whole configuration and applied to every
  * connection at once. Every store parses strictly and changes nothing when
- * it fails.
+ * it fails. "reset" zeroes the endpoint's counters (a home for it where
+ * lockdown denies debugfs writes); /sys/kernel/config/cqnotify/attributes
+ * describes every attribute: its values, default and whether it is live.
  */
 #define pr_fmt(fmt) "cqnotify: " fmt
 
@@ -65,6 +67,56 @@ static DEFINE_MUTEX(cqn_ep_dirs_lock);
 static LIST_HEAD(cqn_ep_dirs);
 
 static const char cqn_not_loaded[] = "the cqnotify service module is not loaded";
+
+/*
+ * Names an endpoint cannot have: its debugfs directory would be a file the
+ * service already has in /sys/kernel/debug/cqnotify/.
+ */
+static const char *const cqn_reserved_names[] = { "devices" };
+
+/**
+ * enum cqn_attr_kind - what an endpoint attribute holds, for "attributes"
+ * @CQN_ATTR_U32: a number in @min..@max of struct cqn_attr_info
+ * @CQN_ATTR_BOOL: 0 or 1
+ * @CQN_ATTR_CHOICE: one of the names of struct cqn_attr_info
+ * @CQN_ATTR_CPU: -1 or an online CPU
+ * @CQN_ATTR_ADDR: an IPv4 or IPv6 address
+ * @CQN_ATTR_RO: read-only
+ * @CQN_ATTR_WO: write-only action, takes 1
+ */
+enum cqn_attr_kind {
+	CQN_ATTR_U32,
+	CQN_ATTR_BOOL,
+	CQN_ATTR_CHOICE,
+	CQN_ATTR_CPU,
+	CQN_ATTR_ADDR,
+	CQN_ATTR_RO,
+	CQN_ATTR_WO,
+};
+
+/**
+ * struct cqn_attr_info - an endpoint attribute as "attributes" describes it
+ * @name: the attribute
+ * @kind: enum cqn_attr_kind
+ * @min: CQN_ATTR_U32: smallest value (the store checks it)
+ * @max: CQN_ATTR_U32: largest value (the store checks it)
+ * @names: CQN_ATTR_CHOICE: the values
+ * @n: CQN_ATTR_CHOICE: how many of them
+ * @offset: where the value is in struct cqn_config
+ * @in_cfg: @offset is valid; the default comes from cqn_config_defaults()
+ * @live: writable while enabled
+ */
+struct cqn_attr_info {
+	const char *name;
+	enum cqn_attr_kind kind;
+	u32 min;
+	u32 max;
+	const char *const *const *names;
+	const unsigned int *n;
+	size_t offset;
+	bool in_cfg;
+	bool live;
+};
 
 static inline struct cqn_ep_dir *to_cqn_ep_dir(struct config_item *item)
 {
@@ -235,55 +287,66 @@ static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
 }
 
 /* show/store for a u32 field of struct cqn_config, range-checked */
-#define CQN_EP_U32_ATTR(name, min, max, live)					\
-static const size_t cqn_ep_##name##_offset = offsetof(struct cqn_config, name);	\
+#define CQN_EP_U32_ATTR(name, _min, _max, _live)				\
+static const struct cqn_attr_info cqn_ep_##name##_info = {			\
+	#name, CQN_ATTR_U32, _min, _max, NULL, NULL,				\
+	offsetof(struct cqn_config, name), true, _live };			\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
-	return cqn_ep_show_u32(item, cqn_ep_##name##_offset, page);		\
+	return cqn_ep_show_u32(item, cqn_ep_##name##_info.offset, page);	\
 }										\
 static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
-	return cqn_ep_store_u32(item, #name, cqn_ep_##name##_offset,		\
-				page, count, min, max, live);			\
+	const struct cqn_attr_info *i = &cqn_ep_##name##_info;			\
+										\
+	return cqn_ep_store_u32(item, #name, i->offset, page, count,		\
+				i->min, i->max, i->live);			\
 }
 
 /* show/store for a bool field of struct cqn_config: 0 or 1 */
-#define CQN_EP_BOOL_ATTR(name, live)						\
-static const size_t cqn_ep_##name##_offset = offsetof(struct cqn_config, name);	\
+#define CQN_EP_BOOL_ATTR(name, _live)						\
+static const struct cqn_attr_info cqn_ep_##name##_info = {			\
+	#name, CQN_ATTR_BOOL, 0, 1, NULL, NULL,					\
+	offsetof(struct cqn_config, name), true, _live };			\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
-	return cqn_ep_show_bool(item, cqn_ep_##name##_offset, page);		\
+	return cqn_ep_show_bool(item, cqn_ep_##name##_info.offset, page);	\
 }										\
 static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
-	return cqn_ep_store_bool(item, #name, cqn_ep_##name##_offset,		\
-				 page, count, live);				\
+	return cqn_ep_store_bool(item, #name, cqn_ep_##name##_info.offset,	\
+				 page, count, cqn_ep_##name##_info.live);	\
 }
 
 /* show/store for a field of struct cqn_config holding one of cqn_ep_<name>_names */
-#define CQN_EP_CHOICE_ATTR(name, n, live)					\
-static const size_t cqn_ep_##name##_offset = offsetof(struct cqn_config, name);	\
+#define CQN_EP_CHOICE_ATTR(name, _n, _live)					\
+static const struct cqn_attr_info cqn_ep_##name##_info = {			\
+	#name, CQN_ATTR_CHOICE, 0, 0, &cqn_ep_##name##_names, &(_n),		\
+	offsetof(struct cqn_config, name), true, _live };			\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
-	return cqn_ep_show_choice(item, cqn_ep_##name##_offset,		\
+	return cqn_ep_show_choice(item, cqn_ep_##name##_info.offset,		\
 				  cqn_ep_##name##_names, page);			\
 }										\
 static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
-	return cqn_ep_store_choice(item, #name, cqn_ep_##name##_offset,	\
-				   cqn_ep_##name##_names, n, page, count, live);	\
+	return cqn_ep_store_choice(item, #name, cqn_ep_##name##_info.offset,	\
+				   cqn_ep_##name##_names, *cqn_ep_##name##_info.n,	\
+				   page, count,					\
+				   cqn_ep_##name##_info.live);			\
 }
 
 static const char *const *const cqn_ep_role_names = cqn_role_names;
 static const char *const *const cqn_ep_cq_mode_names = cqn_cq_mode_names;
 static const char *const *const cqn_ep_workload_names = cqn_workload_names;
+static const unsigned int cqn_ep_cq_mode_count = CQN_CQ_MODE_COUNT;
 
 CQN_EP_CHOICE_ATTR(role, cqn_role_count, false)
 CONFIGFS_ATTR(cqn_ep_, role);
-CQN_EP_CHOICE_ATTR(cq_mode, CQN_CQ_MODE_COUNT, true)
+CQN_EP_CHOICE_ATTR(cq_mode, cqn_ep_cq_mode_count, true)
 CONFIGFS_ATTR(cqn_ep_, cq_mode);
 CQN_EP_CHOICE_ATTR(workload, cqn_workload_count, false)
 CONFIGFS_ATTR(cqn_ep_, workload);
@@ -486,6 +549,44 @@ static ssize_t cqn_ep_moderation_effective_show(struct config_item *item, char *
 }
 CONFIGFS_ATTR_RO(cqn_ep_, moderation_effective);
 
+static ssize_t cqn_ep_reset_store(struct config_item *item, const char *page, size_t count)
+{
+	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
+	u32 v;
+	int ret;
+
+	ret = cqn_parse_u32(page, count, 1, 1, &v);
+	if (ret)
+		return cqn_dir_bad_value(dir, "reset", ret, "1");
+	down_read(&cqn_service_sem);
+	if (dir->ep) {
+		cqn_service->reset_stats(dir->ep);
+	} else {
+		pr_info_ratelimited("%s: cannot reset: %s\n", cqn_dir_name(dir), cqn_not_loaded);
+		ret = -ENODEV;
+	}
+	up_read(&cqn_service_sem);
+	return ret ?: count;
+}
+CONFIGFS_ATTR_WO(cqn_ep_, reset);
+
+/* The attributes not made by the CQN_EP_*_ATTR macros, for "attributes". */
+static const char *const *const cqn_ep_states = cqn_ep_state_names;
+static const unsigned int cqn_ep_state_count = CQN_EP_STATE_COUNT;
+static const struct cqn_attr_info cqn_ep_addr_info = {
+	"addr", CQN_ATTR_ADDR, .offset = offsetof(struct cqn_config, addr), .in_cfg = true };
+static const struct cqn_attr_info cqn_ep_poll_cpu_info = {
+	"poll_cpu", CQN_ATTR_CPU, .offset = offsetof(struct cqn_config, poll_cpu), .in_cfg = true,
+	.live = true };
+static const struct cqn_attr_info cqn_ep_enable_info = { "enable", CQN_ATTR_BOOL, 0, 1 };
+static const struct cqn_attr_info cqn_ep_state_info = {
+	"state", CQN_ATTR_RO, .names = &cqn_ep_states, .n = &cqn_ep_state_count };
+static const struct cqn_attr_info cqn_ep_last_error_info = { "last_error", CQN_ATTR_RO };
+static const struct cqn_attr_info cqn_ep_cq_depth_actual_info = { "cq_depth_actual", CQN_ATTR_RO };
+static const struct cqn_attr_info cqn_ep_moderation_effective_info = {
+	"moderation_effective", CQN_ATTR_RO };
+static const struct cqn_attr_info cqn_ep_reset_info = { "reset", CQN_ATTR_WO, 1, 1 };
+
 static struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_role,
 	&cqn_ep_attr_addr,
@@ -516,8 +617,98 @@ static struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_enable,
 	&cqn_ep_attr_state,
 	&cqn_ep_attr_last_error,
+	&cqn_ep_attr_reset,
 	NULL,
 };
+
+/* What "attributes" describes: every entry of cqn_ep_attrs, in its order. */
+static const struct cqn_attr_info *const cqn_ep_infos[] = {
+	&cqn_ep_role_info,
+	&cqn_ep_addr_info,
+	&cqn_ep_port_info,
+	&cqn_ep_msg_size_info,
+	&cqn_ep_send_depth_info,
+	&cqn_ep_recv_depth_info,
+	&cqn_ep_cq_depth_info,
+	&cqn_ep_cq_depth_actual_info,
+	&cqn_ep_cq_mode_info,
+	&cqn_ep_cq_count_info,
+	&cqn_ep_cq_period_info,
+	&cqn_ep_adaptive_moderation_info,
+	&cqn_ep_moderation_effective_info,
+	&cqn_ep_poll_cpu_info,
+	&cqn_ep_poll_window_max_us_info,
+	&cqn_ep_solicited_only_info,
+	&cqn_ep_watchdog_ms_info,
+	&cqn_ep_max_events_per_ms_info,
+	&cqn_ep_max_conns_info,
+	&cqn_ep_workload_info,
+	&cqn_ep_queue_depth_info,
+	&cqn_ep_iterations_info,
+	&cqn_ep_duration_ms_info,
+	&cqn_ep_verify_info,
+	&cqn_ep_rate_info,
+	&cqn_ep_reconnect_info,
+	&cqn_ep_enable_info,
+	&cqn_ep_state_info,
+	&cqn_ep_last_error_info,
+	&cqn_ep_reset_info,
+};
+
+static_assert(ARRAY_SIZE(cqn_ep_infos) == ARRAY_SIZE(cqn_ep_attrs) - 1);
+
+/* One line of "attributes": name, kind, values, default, live or -. */
+static int cqn_attr_describe(const struct cqn_attr_info *a, const struct cqn_config *def,
+			     char *buf, size_t len)
+{
+	static const char *const kinds[] = {
+		[CQN_ATTR_U32] = "u32", [CQN_ATTR_BOOL] = "bool", [CQN_ATTR_CHOICE] = "choice",
+		[CQN_ATTR_CPU] = "cpu", [CQN_ATTR_ADDR] = "address", [CQN_ATTR_RO] = "read-only",
+		[CQN_ATTR_WO] = "write-only",
+	};
+	const void *field = (const char *)def + a->offset;
+	char dflt[64] = "-";
+	unsigned int i;
+	int n;
+
+	n = scnprintf(buf, len, "%s %s ", a->name, kinds[a->kind]);
+	switch (a->kind) {
+	case CQN_ATTR_U32:
+	case CQN_ATTR_BOOL:
+		n += scnprintf(buf + n, len - n, "%u..%u", a->min, a->max);
+		if (!a->in_cfg)
+			strscpy(dflt, "0", sizeof(dflt));	/* enable */
+		else if (a->kind == CQN_ATTR_BOOL)
+			snprintf(dflt, sizeof(dflt), "%u", *(const bool *)field);
+		else
+			snprintf(dflt, sizeof(dflt), "%u", *(const u32 *)field);
+		break;
+	case CQN_ATTR_CPU:
+		n += scnprintf(buf + n, len - n, "-1..%u", nr_cpu_ids - 1);
+		snprintf(dflt, sizeof(dflt), "%d", *(const s32 *)field);
+		break;
+	case CQN_ATTR_ADDR:
+		n += scnprintf(buf + n, len - n, "ipv4|ipv6");
+		cqn_format_addr(&def->addr, dflt, sizeof(dflt));
+		break;
+	case CQN_ATTR_WO:
+		n += scnprintf(buf + n, len - n, "%u", a->min);
+		break;
+	case CQN_ATTR_CHOICE:
+	case CQN_ATTR_RO:
+		if (!a->names) {
+			n += scnprintf(buf + n, len - n, "-");
+			break;
+		}
+		for (i = 0; i < *a->n; i++)
+			n += scnprintf(buf + n, len - n, "%s%s", i ? "|" : "", (*a->names)[i]);
+		if (a->kind == CQN_ATTR_CHOICE)
+			strscpy(dflt, (*a->names)[*(const u32 *)field], sizeof(dflt));
+		break;
+	}
+	n += scnprintf(buf + n, len - n, " %s %s\n", dflt, a->live ? "live" : "-");
+	return n;
+}
 
 static void cqn_ep_release(struct config_item *item)
 {
@@ -572,8 +763,16 @@ static struct config_group *cqn_endpoints_make_group(struct config_group *group,
 						     const char *name)
 {
 	struct cqn_ep_dir *dir;
+	unsigned int i;
 	int ret = 0;
 
+	for (i = 0; i < ARRAY_SIZE(cqn_reserved_names); i++) {
+		if (!strcmp(name, cqn_reserved_names[i])) {
+			pr_info_ratelimited("endpoint name '%s' refused: /sys/kernel/debug/cqnotify/%s is a file of the service\n",
+					    name, name);
+			return ERR_PTR(-EINVAL);
+		}
+	}
 	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
 	if (!dir)
 		return ERR_PTR(-ENOMEM);
@@ -623,7 +822,26 @@ static const struct config_item_type cqn_endpoints_type = {
 
 static struct config_group cqn_endpoints_group;
 
+static ssize_t cqn_subsys_attributes_show(struct config_item *item, char *page)
+{
+	struct cqn_config def;
+	unsigned int i;
+	int n = 0;
+
+	cqn_config_defaults(&def);
+	for (i = 0; i < ARRAY_SIZE(cqn_ep_infos); i++)
+		n += cqn_attr_describe(cqn_ep_infos[i], &def, page + n, PAGE_SIZE - n);
+	return n;
+}
+CONFIGFS_ATTR_RO(cqn_subsys_, attributes);
+
+static struct configfs_attribute *cqn_subsys_attrs[] = {
+	&cqn_subsys_attr_attributes,
+	NULL,
+};
+
 static const struct config_item_type cqn_subsys_type = {
+	.ct_attrs = cqn_subsys_attrs,
 	.ct_owner = THIS_MODULE,
 };
 

@@ -2,7 +2,8 @@
 /*
  * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface:
  * "devices", and per endpoint "stats", "latency", "cq" (the CQ engine's
- * histograms), "reset", the fault_* knobs and conns/<id>/.
+ * histograms, for people), "histograms" (all of them raw, for programs),
+ * "reset", the fault_* knobs and conns/<id>/ ("stats", "histograms").
  * Failures here are never fatal: the module works without debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -93,6 +94,18 @@ static int cqn_ep_cq_show(struct seq_file *m, void *v)
 	return cqn_ep_print_sum(m, cqn_ep_print_cq);
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
+
+static void cqn_ep_print_hist_raw(struct seq_file *m, struct cqn_endpoint *ep,
+				  const struct cqn_stats_sum *sum)
+{
+	cqn_stats_print_hist_raw(m, sum);
+}
+
+static int cqn_ep_histograms_show(struct seq_file *m, void *v)
+{
+	return cqn_ep_print_sum(m, cqn_ep_print_hist_raw);
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_histograms);
 
 /* A control file's value from user space: a number in @min..@max. */
 static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u32 max,
@@ -263,6 +276,21 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_conn_stats);
 
+static int cqn_conn_histograms_show(struct seq_file *m, void *v)
+{
+	struct cqn_conn *conn = m->private;
+	struct cqn_stats_sum *sum;
+
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	cqn_stats_add_to(&conn->stats, sum);
+	cqn_stats_print_hist_raw(m, sum);
+	kfree(sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_conn_histograms);
+
 /**
  * cqn_debugfs_ep_create() - create an endpoint's debugfs directory
  * @ep: the endpoint
@@ -278,6 +306,7 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
 	debugfs_create_file("cq", 0400, ep->dbg_dir, ep, &cqn_ep_cq_fops);
+	debugfs_create_file("histograms", 0400, ep->dbg_dir, ep, &cqn_ep_histograms_fops);
 	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
 		ep->knob_files[i].ep = ep;
 		ep->knob_files[i].idx = i;
@@ -319,6 +348,8 @@ void cqn_debugfs_conn_create(struct cqn_conn *conn)
 	snprintf(name, sizeof(name), "%u", conn->id);
 	conn->dbg_dir = debugfs_create_dir(name, conn->ep->dbg_conns);
 	debugfs_create_file("stats", 0400, conn->dbg_dir, conn, &cqn_conn_stats_fops);
+	debugfs_create_file("histograms", 0400, conn->dbg_dir, conn,
+			    &cqn_conn_histograms_fops);
 }
 
 /**

@@ -79,6 +79,7 @@ static const struct cqn_service_ops cqn_service_ops = {
 	.last_error = cqn_service_last_error,
 	.cq_depth_actual = cqn_service_cq_depth_actual,
 	.moderation_show = cqn_ep_moderation_show,
+	.reset_stats = cqn_ep_stats_reset,
 };
 
 /**

@@ -64,6 +64,24 @@ const char *const cqn_stat_names[] = {
 
 static_assert(ARRAY_SIZE(cqn_stat_names) == CQN_STAT_COUNT);
 
+/* Each histogram's name and unit in the raw "histograms" file. */
+static const char *const cqn_hist_names[] = {
+	[CQN_H_RTT] = "rtt",
+	[CQN_H_CQ_BATCH] = "cq_batch",
+	[CQN_H_CQ_DELAY] = "cq_delay",
+	[CQN_H_CQ_PROC] = "cq_proc",
+};
+
+static const char *const cqn_hist_units[] = {
+	[CQN_H_RTT] = "ns",
+	[CQN_H_CQ_BATCH] = "completions",
+	[CQN_H_CQ_DELAY] = "ns",
+	[CQN_H_CQ_PROC] = "ns",
+};
+
+static_assert(ARRAY_SIZE(cqn_hist_names) == CQN_H_COUNT);
+static_assert(ARRAY_SIZE(cqn_hist_units) == CQN_H_COUNT);
+
 /**
  * cqn_stats_create() - allocate a zeroed statistics block
  * @s: the block
@@ -251,4 +269,36 @@ void cqn_stats_print_cq(struct seq_file *m, const struct cqn_stats_sum *sum)
 	seq_putc(m, '\n');
 	cqn_stats_print_hist(m, "processing time per wakeup", "us", NSEC_PER_USEC,
 			     sum->hist[CQN_H_CQ_PROC], sum->hist_max[CQN_H_CQ_PROC]);
+}
+
+/**
+ * cqn_stats_print_hist_raw() - print every histogram for programs
+ * @m: the seq_file
+ * @sum: the summed block
+ *
+ * For each histogram a header line ``# histogram NAME unit UNIT samples N
+ * max N buckets N``, then one ``low high count`` line per bucket, the empty
+ * ones too, in bucket order: [low, high) in the histogram's unit (ns, or
+ * completions for the batch size), exact integers; the last bucket's high
+ * is U64_MAX. Histograms are separated by a blank line. Nothing in it is
+ * scaled or rounded, so a reader can subtract two reads bucket by bucket.
+ *
+ * Context: process context.
+ */
+void cqn_stats_print_hist_raw(struct seq_file *m, const struct cqn_stats_sum *sum)
+{
+	int h, i;
+
+	for (h = 0; h < CQN_H_COUNT; h++) {
+		const u64 *b = sum->hist[h];
+
+		if (h)
+			seq_putc(m, '\n');
+		seq_printf(m, "# histogram %s unit %s samples %llu max %llu buckets %u\n",
+			   cqn_hist_names[h], cqn_hist_units[h], cqn_hist_total(b),
+			   sum->hist_max[h], (u32)CQN_HIST_BUCKETS);
+		for (i = 0; i < CQN_HIST_BUCKETS; i++)
+			seq_printf(m, "%llu %llu %llu\n", cqn_hist_bucket_low(i),
+				   cqn_hist_bucket_high(i), b[i]);
+	}
 }
