@@ -17,6 +17,7 @@ ALL_TESTS="
 	reset_attribute
 	run_line
 	top_intervals
+	abi_documented
 "
 CTL=$CQN_TOP/scripts/cqnotifyctl
 ADDR=10.77.0.1
@@ -477,6 +478,43 @@ for line in lines:
         bad.append("server: %s" % s)
 print("; ".join(bad) or "ok")' /tmp/cqn-top.json "$(ep_stat old msgs_per_sec)" || return 1
 	ctl remove cli old srv
+}
+
+# Documentation/ABI has a What: entry for every file the module makes: each
+# attribute of an endpoint directory, the subsystem's own, and each debugfs
+# file of a server with a live connection (and of that connection).
+abi_documented()
+{
+	local abi=$CQN_TOP/Documentation/ABI/testing f id missing=
+	local e=/sys/kernel/config/cqnotify/endpoints/\<name\> d=/sys/kernel/debug/cqnotify
+
+	setup || return 1
+	ctl create srv --role server --addr $ADDR --port 7473 --enable || return 1
+	ctl create cli --role client --addr $ADDR --port 7473 --workload stream --iterations 0 \
+		--duration-ms 0 --enable || return 1
+	ep_wait_state cli "running" 30 || return 1
+	wait_for 30 test -n "$(ls "$CQN_DFS/srv/conns")" || return 1
+	id=$(ls "$CQN_DFS/srv/conns" | head -n 1)
+	for f in $(ls "$CQN_CFS/endpoints/srv"); do
+		grep -qx "What:[[:space:]]*$e/$f" "$abi/configfs-cqnotify" || missing+=" configfs:$f"
+	done
+	for f in $(ls "$CQN_CFS" | grep -vx endpoints); do
+		grep -qx "What:[[:space:]]*/sys/kernel/config/cqnotify/$f" "$abi/configfs-cqnotify" ||
+			missing+=" configfs:$f"
+	done
+	for f in $(ls "$CQN_DFS" | grep -vx -e srv -e cli); do
+		grep -qx "What:[[:space:]]*$d/$f" "$abi/debugfs-cqnotify" || missing+=" debugfs:$f"
+	done
+	for f in $(find "$CQN_DFS/srv" -maxdepth 1 -type f -printf '%f\n'); do
+		grep -qx "What:[[:space:]]*$d/<name>/$f" "$abi/debugfs-cqnotify" ||
+			missing+=" debugfs:<name>/$f"
+	done
+	for f in $(ls "$CQN_DFS/srv/conns/$id"); do
+		grep -qx "What:[[:space:]]*$d/<name>/conns/<id>/$f" "$abi/debugfs-cqnotify" ||
+			missing+=" debugfs:conns/<id>/$f"
+	done
+	expect_eq "$missing" "" "files without a Documentation/ABI entry" || return 1
+	ctl remove cli srv
 }
 
 cqn_run_tests
