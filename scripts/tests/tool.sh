@@ -485,33 +485,40 @@ print("; ".join(bad) or "ok")' /tmp/cqn-top.json "$(ep_stat old msgs_per_sec)" |
 # file of a server with a live connection (and of that connection).
 abi_documented()
 {
-	local abi=$CQN_TOP/Documentation/ABI/testing f id missing=
+	local abi=$CQN_TOP/Documentation/ABI/testing f id line missing=
 	local e=/sys/kernel/config/cqnotify/endpoints/\<name\> d=/sys/kernel/debug/cqnotify
+	local -A what=()
 
 	setup || return 1
+	# The What: lines of both files, read by bash (no process per file).
+	for f in "$abi/configfs-cqnotify" "$abi/debugfs-cqnotify"; do
+		while IFS= read -r line; do
+			[[ $line =~ ^What:[[:space:]]+(.+)$ ]] && what[${BASH_REMATCH[1]}]=1
+		done <"$f"
+	done
 	ctl create srv --role server --addr $ADDR --port 7473 --enable || return 1
 	ctl create cli --role client --addr $ADDR --port 7473 --workload stream --iterations 0 \
 		--duration-ms 0 --enable || return 1
 	ep_wait_state cli "running" 30 || return 1
 	wait_for 30 test -n "$(ls "$CQN_DFS/srv/conns")" || return 1
 	id=$(ls "$CQN_DFS/srv/conns" | head -n 1)
-	for f in $(ls "$CQN_CFS/endpoints/srv"); do
-		grep -qx "What:[[:space:]]*$e/$f" "$abi/configfs-cqnotify" || missing+=" configfs:$f"
+	for f in "$CQN_CFS"/endpoints/srv/*; do
+		[ -n "${what[$e/${f##*/}]:-}" ] || missing+=" configfs:${f##*/}"
 	done
-	for f in $(ls "$CQN_CFS" | grep -vx endpoints); do
-		grep -qx "What:[[:space:]]*/sys/kernel/config/cqnotify/$f" "$abi/configfs-cqnotify" ||
-			missing+=" configfs:$f"
+	for f in "$CQN_CFS"/*; do
+		[ "${f##*/}" = endpoints ] || [ -n "${what[$f]:-}" ] || missing+=" configfs:${f##*/}"
 	done
-	for f in $(ls "$CQN_DFS" | grep -vx -e srv -e cli); do
-		grep -qx "What:[[:space:]]*$d/$f" "$abi/debugfs-cqnotify" || missing+=" debugfs:$f"
+	for f in "$CQN_DFS"/*; do
+		case ${f##*/} in srv | cli) continue ;; esac
+		[ -n "${what[$d/${f##*/}]:-}" ] || missing+=" debugfs:${f##*/}"
 	done
-	for f in $(find "$CQN_DFS/srv" -maxdepth 1 -type f -printf '%f\n'); do
-		grep -qx "What:[[:space:]]*$d/<name>/$f" "$abi/debugfs-cqnotify" ||
-			missing+=" debugfs:<name>/$f"
+	for f in "$CQN_DFS"/srv/*; do
+		[ -f "$f" ] || continue
+		[ -n "${what[$d/<name>/${f##*/}]:-}" ] || missing+=" debugfs:<name>/${f##*/}"
 	done
-	for f in $(ls "$CQN_DFS/srv/conns/$id"); do
-		grep -qx "What:[[:space:]]*$d/<name>/conns/<id>/$f" "$abi/debugfs-cqnotify" ||
-			missing+=" debugfs:conns/<id>/$f"
+	for f in "$CQN_DFS/srv/conns/$id"/*; do
+		[ -n "${what[$d/<name>/conns/<id>/${f##*/}]:-}" ] ||
+			missing+=" debugfs:conns/<id>/${f##*/}"
 	done
 	expect_eq "$missing" "" "files without a Documentation/ABI entry" || return 1
 	ctl remove cli srv
