@@ -491,8 +491,8 @@ spurious_event_storm()
 			"$(ep_stat cli cq_storms) storm(s), $(ep_stat cli cq_fallbacks) fallback(s)," \
 			"$(ep_stat cli cq_spurious_events) empty wakeups, events again after it;" \
 			"$(ep_stat cli msgs_verified) echoes verified, 0 lost"
-		verified=$((verified + $(ep_stat cli msgs_verified)))
-		lost=$((lost + $(ep_stat cli msgs_received) - $(ep_stat cli msgs_verified)))
+		stop_lost cli 1 || return 1
+		verified=$((verified + RUN_VERIFIED)) lost=$((lost + RUN_LOST))
 		ep_remove cli
 	done
 	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 duration_ms=0 \

@@ -487,3 +487,33 @@ check_clean_run()
 	expect_eq "$(ep_stat "$c" msgs_verified)" "$n" "$c msgs_verified" || return 1
 	[ "$(ep_stat "$c" rtt_p50_ns)" -gt 0 ] || fail "$c: no RTT recorded"
 }
+
+# --- reliability figures, measured (scripts/check sums them) ---
+
+# run_lost CLIENT: the figures of a run that finished (every echo was due),
+# from one snapshot of CLIENT's stats: RUN_VERIFIED, its msgs_verified;
+# RUN_LOST, msgs_sent - msgs_verified (messages sent whose echo was not
+# verified). Read them before the checks, so that a run that fails is
+# reported as it was.
+run_lost()
+{
+	ep_stats "$1" || { fail "$1: no stats"; return 1; }
+	RUN_VERIFIED=${STATS[msgs_verified]}
+	RUN_LOST=$((STATS[msgs_sent] - STATS[msgs_verified]))
+}
+
+# stop_lost CLIENT WINDOW: the same for a run stopped under traffic (by
+# disable, a fault, a lost connection), where up to WINDOW messages (its
+# queue_depth, 1 for pingpong: all a client ever has outstanding) may have
+# been in flight at the stop: RUN_LOST counts the messages sent once
+# (msgs_sent less msgs_resent, the copies a reconnect sent again) and not
+# verified, beyond WINDOW.
+stop_lost()
+{
+	local unanswered
+
+	ep_stats "$1" || { fail "$1: no stats"; return 1; }
+	RUN_VERIFIED=${STATS[msgs_verified]}
+	unanswered=$((STATS[msgs_sent] - STATS[msgs_resent] - STATS[msgs_verified]))
+	RUN_LOST=$((unanswered > $2 ? unanswered - $2 : 0))
+}

@@ -260,8 +260,6 @@ link_delete_under_traffic()
 
 rmmod_under_traffic()
 {
-	local verified
-
 	setup || return 1
 	start_server || return 1
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
@@ -286,10 +284,10 @@ rmmod_under_traffic()
 	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
 	expect_write "$CQN_CFS/endpoints/cli/iterations" $N || return 1
 	ep_enable cli 1 && ep_wait_state cli done 240 || return 1
+	run_lost cli || return 1
+	reliability faults=1 verified=$RUN_VERIFIED lost=$RUN_LOST
 	check_clean_run cli $N || return 1
-	verified=$(ep_stat cli msgs_verified)
-	echo "figure: rmmod cqnotify under traffic: clean; after reload $verified/$N verified"
-	reliability faults=1 verified=$verified lost=$((N - verified))
+	echo "figure: rmmod cqnotify under traffic: clean; after reload $RUN_VERIFIED/$N verified"
 	ep_remove cli srv
 	cqn_unload
 }
