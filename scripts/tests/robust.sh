@@ -4,8 +4,9 @@
 # connections, devices and providers removed under traffic, enable toggled
 # under traffic, injected failures in every setup step and in slab
 # allocations, a CQ overflow and RNR retries running out (debugfs fault
-# knobs), hostile configfs input, a hostile peer on the wire, and
-# permissions. Each test is followed by the kernel gate of cqn_run_tests
+# knobs), hostile configfs input, hostile peers on the wire (a client that
+# breaks the protocol, a server whose intact echoes lie about their order),
+# and permissions. Each test is followed by the kernel gate of cqn_run_tests
 # (splats) and the VM's kmemleak scan at the end.
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +25,10 @@ ALL_TESTS="
 	configfs_fuzz
 	configfs_state_sequences
 	hostile_peer
+	hostile_server_faithful
+	hostile_server_wrong_seq
+	hostile_server_duplicate
+	hostile_server_reorder
 	permissions
 "
 FAILFN=/sys/kernel/debug/fail_function
@@ -40,11 +45,20 @@ HP_FLOOD=24
 HP_ROUNDS=3
 HP_MAX_CONNS=4
 HOSTILE_BIN=$CQN_TOP/build/tools/cqn_hostile
+# hostile_server_*: messages a client streams through cqn_hostile -m serve,
+# one lie in every HS_EVERY, HS_LIES of them (the last well before the end).
+HS_PORT=7472
+HS_N=200
+HS_EVERY=40
+HS_LIES=4
 if [ "$CQN_KERNEL" = debug ]; then
 	HP_OVERSIZE=3
 	HP_MSGS=50
 	HP_FLOOD=12
 	HP_ROUNDS=2
+	HS_N=100
+	HS_EVERY=25
+	HS_LIES=3
 else
 	# Debian's kernels have no fault injection (CONFIG_FAULT_INJECTION unset).
 	CQN_SKIP[fail_function_setup_steps]="the stock $CQN_KSERIES kernel has no fault injection"
@@ -1133,6 +1147,142 @@ hostile_peer()
 	echo "figure: hostile peer: $oversize oversized messages (4097 and 65536 B) each dropped its connection (peer_errors $oversize), $malformed empty or lying messages echoed verbatim (msgs_malformed $malformed), $HP_ROUNDS floods of $HP_FLOOD connections: $accepted accepted, $rejected rejected"
 	echo "figure: good client meanwhile: $verified echoes verified, 0 errors, $lost lost beyond the 8 the stop may leave in flight; server log: $logged lines for $((oversize + malformed + rejected)) hostile messages and connections in $secs s (ratelimit: at most $limit per kind)"
 	ep_remove cli good srv
+}
+
+# hostile_serve LIE: cqn_hostile serves one connection on the server's
+# address (port HS_PORT), lying LIE about one echo in every HS_EVERY, at
+# most HS_LIES times; the client "cli" streams HS_N verified messages
+# (queue_depth 8) through it until done. The tool's result line is left
+# in REPLY, and STATS holds the client's counters (one snapshot).
+hostile_serve()
+{
+	local pid i line rc
+
+	[ -x "$HOSTILE_BIN" ] || { fail "$HOSTILE_BIN missing: run make tools"; return 1; }
+	setup || return 1
+	# Emptied first: the job's own redirection may come after the first
+	# look for "listening" (which would then find the last run's).
+	: >/tmp/cqn-hs.out
+	"$HOSTILE_BIN" -m serve -a $SERVER_ADDR -p $HS_PORT -L "$1" -e $HS_EVERY -n $HS_LIES \
+		-t 240000 -v >/tmp/cqn-hs.out 2>/tmp/cqn-hs.err &
+	pid=$!
+	for ((i = 0; i < 150; i++)); do
+		line=
+		IFS= read -r line </tmp/cqn-hs.out
+		[[ $line == *listening* ]] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	[[ $line == *listening* ]] ||
+		{ fail "cqn_hostile -m serve not listening: $(head -n 3 /tmp/cqn-hs.err)"; kill $pid; return 1; }
+	if ! ep_create cli role=client addr=$SERVER_ADDR port=$HS_PORT workload=stream \
+		queue_depth=8 iterations=$HS_N verify=1 || ! ep_enable cli 1 ||
+	   ! ep_wait_state cli "done|error" 240; then
+		kill $pid
+		return 1
+	fi
+	# The client disconnects when it is done, and the tool then exits.
+	[ "$(ep_attr cli state)" = done ] || kill $pid
+	wait $pid
+	rc=$?
+	REPLY=$(tail -n 1 /tmp/cqn-hs.out)
+	echo "$REPLY"
+	sed 's/^/  /' /tmp/cqn-hs.err
+	[ $rc = 0 ] || { fail "cqn_hostile -m serve -L $1 exited $rc: $REPLY; client $(ep_attr cli state): '$(ep_attr cli last_error)'"; return 1; }
+	expect_eq "$(hp_field lies)" "$([ "$1" = none ] && echo 0 || echo $HS_LIES)" \
+		"lies cqn_hostile told" || return 1
+	expect_eq "$(hp_field received)" $HS_N "messages cqn_hostile received" || return 1
+	wait_stat 30 cli conns_closed = 1 || return 1
+	ep_stats cli || { fail "no client stats"; return 1; }
+}
+
+# hs_expect KEY=VALUE...: the client's counters (STATS) hold those values.
+hs_expect()
+{
+	local kv
+
+	for kv in "$@"; do
+		expect_eq "${STATS[${kv%%=*}]}" "${kv#*=}" "client ${kv%%=*}" || return 1
+	done
+}
+
+# The echoes were intact (length, magic, checksum): the client saw each lie
+# for what it was, an error of order, not a corrupt message.
+hs_intact()
+{
+	hs_expect err_bad_len=0 err_bad_magic=0 err_corrupt=0 wc_errors=0
+}
+
+# hs_figures LIE: the figure and the reliability line of a hostile server
+# run: verified, and lost as what the client sent less what it verified
+# less what the lies cost (each lie leaves COST messages unverified).
+hs_figures()
+{
+	local lie=$1 cost=$2
+
+	echo "figure: cqn_hostile -m serve -L $lie, one lie in $HS_EVERY: $REPLY; client: sent ${STATS[msgs_sent]}, received ${STATS[msgs_received]}, verified ${STATS[msgs_verified]}, msg_errors ${STATS[msg_errors]} (err_lost ${STATS[err_lost]}, err_stale ${STATS[err_stale]})"
+	reliability bad_inputs=$(hp_field lies) verified=${STATS[msgs_verified]} \
+		lost=$((STATS[msgs_sent] - STATS[msgs_verified] - cost))
+}
+
+# A faithful echo server that is not cqnotify's: the positive control of
+# the lying ones below. Every message comes back and verifies.
+hostile_server_faithful()
+{
+	hostile_serve none || return 1
+	hs_figures none 0
+	expect_eq "$(ep_attr cli state)" done "client state" || return 1
+	hs_intact && hs_expect msg_errors=0 err_lost=0 err_stale=0 msgs_sent=$HS_N \
+		msgs_received=$HS_N msgs_verified=$HS_N || return 1
+	check_accounted cli || return 1
+	ep_remove cli
+}
+
+# The echo of message i carries sequence number i + 1 (checksum right):
+# the client sees a gap (err_lost) and resynchronises after i + 1, so the
+# true echo of i + 1 is then one it has seen (err_stale). Two messages
+# unverified per lie, nothing else.
+hostile_server_wrong_seq()
+{
+	hostile_serve seq || return 1
+	hs_figures seq $((2 * HS_LIES))
+	expect_eq "$(ep_attr cli state)" done "client state" || return 1
+	hs_intact && hs_expect err_lost=$HS_LIES err_stale=$HS_LIES msg_errors=$((2 * HS_LIES)) \
+		msgs_sent=$HS_N msgs_received=$HS_N msgs_verified=$((HS_N - 2 * HS_LIES)) || return 1
+	check_accounted cli || return 1
+	ep_remove cli
+}
+
+# The echo of message i comes twice: the second is stale (err_stale), every
+# message is verified once. (The duplicate takes the place of an echo still
+# outstanding, so the client may count itself done up to one echo per lie
+# early: that many may be flushed instead of verified.)
+hostile_server_duplicate()
+{
+	hostile_serve dup || return 1
+	hs_figures dup 0
+	expect_eq "$(ep_attr cli state)" done "client state" || return 1
+	hs_intact && hs_expect err_lost=0 err_stale=$HS_LIES msg_errors=$HS_LIES \
+		msgs_sent=$HS_N || return 1
+	[ "${STATS[msgs_verified]}" -ge $((HS_N - HS_LIES)) ] &&
+		[ "${STATS[msgs_received]}" = $((STATS[msgs_verified] + HS_LIES)) ] ||
+		{ fail "client verified ${STATS[msgs_verified]} and received ${STATS[msgs_received]} of $HS_N with $HS_LIES duplicates"; return 1; }
+	check_accounted cli || return 1
+	ep_remove cli
+}
+
+# The echo of message i waits for that of i + 1 and goes after it: the
+# client sees a gap at i + 1 (err_lost) and i late (err_stale).
+hostile_server_reorder()
+{
+	hostile_serve reorder || return 1
+	hs_figures reorder $((2 * HS_LIES))
+	expect_eq "$(ep_attr cli state)" done "client state" || return 1
+	expect_eq "$(hp_field hold_timeouts)" 0 "echoes held with no next message" || return 1
+	hs_intact && hs_expect err_lost=$HS_LIES err_stale=$HS_LIES msg_errors=$((2 * HS_LIES)) \
+		msgs_sent=$HS_N msgs_received=$HS_N msgs_verified=$((HS_N - 2 * HS_LIES)) || return 1
+	check_accounted cli || return 1
+	ep_remove cli
 }
 
 # The modes the module gives its debugfs files (src/debugfs.c): read-only
