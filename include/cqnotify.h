@@ -113,6 +113,8 @@ struct cqn_cq_owner {
  * @moder_kind: enum cqn_moder_kind in effect
  * @moder: the moderation in effect
  * @moder_req: the moderation asked for (cq_count, cq_period)
+ * @moder_ignored: moderation was asked for in a mode where software
+ *	moderation does not run (and the device has no modify_cq)
  * @moder_adaptive: adaptive_moderation: the engine picks @moder
  * @moder_level: adaptive moderation's level in its profile table
  * @core_handler: core modes: the core's comp_handler, called after counting
@@ -177,6 +179,7 @@ struct cqn_cq {
 	u32 moder_kind;
 	struct cqn_moder moder;
 	struct cqn_moder moder_req;
+	bool moder_ignored;
 	bool moder_adaptive;
 	unsigned int moder_level;
 	void (*core_handler)(struct ib_cq *cq, void *ctx);

@@ -334,6 +334,7 @@ static int cqn_cq_apply_moderation(struct cqn_cq *c, u32 count, u32 period)
 {
 	struct cqn_moder eff = {};
 	u32 kind = CQN_MODER_OFF;
+	bool ignored = false;
 	unsigned long flags;
 	int ret;
 
@@ -351,12 +352,22 @@ static int cqn_cq_apply_moderation(struct cqn_cq *c, u32 count, u32 period)
 			return ret;
 	}
 	memset(&eff, 0, sizeof(eff));
-	if ((c->mode == CQN_CQ_EVENT || c->mode == CQN_CQ_ADAPTIVE) &&
-	    cqn_sw_moder_params(count, period, &eff))
+	ignored = cqn_sw_moder_params(count, period, &eff);
+	if (ignored && (c->mode == CQN_CQ_EVENT || c->mode == CQN_CQ_ADAPTIVE)) {
 		kind = CQN_MODER_SW;
+		ignored = false;
+		if (count > CQN_SW_MODER_MAX_COUNT)
+			pr_info_ratelimited("%s: software moderation: cq_count %u capped at %u\n",
+					    c->name, count, CQN_SW_MODER_MAX_COUNT);
+	} else if (ignored) {
+		memset(&eff, 0, sizeof(eff));
+		pr_info_ratelimited("%s: cq_count/cq_period ignored: software moderation runs in event and adaptive modes only\n",
+				    c->name);
+	}
 done:
 	spin_lock_irqsave(&c->lock, flags);
 	c->moder = eff;
+	WRITE_ONCE(c->moder_ignored, ignored);
 	WRITE_ONCE(c->moder_kind, kind);
 	spin_unlock_irqrestore(&c->lock, flags);
 	cqn_stat_inc(c->stats, CQN_STAT_moder_changes);
@@ -1041,7 +1052,9 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg)
  * @len: size of @buf
  *
  * "off", "hw count=C period=P" or "sw count=C period=P", followed by
- * " adaptive level=L" under adaptive moderation.
+ * " adaptive level=L" under adaptive moderation. Moderation asked for in a
+ * mode where software moderation does not run (poll, softirq, workqueue on
+ * a provider without modify_cq) reads "off (ignored in this cq_mode)".
  *
  * Context: any.
  * Return: the length written.
@@ -1051,7 +1064,9 @@ int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 	u32 kind = READ_ONCE(c->moder_kind);
 	int n;
 
-	if (kind == CQN_MODER_OFF)
+	if (kind == CQN_MODER_OFF && READ_ONCE(c->moder_ignored))
+		n = scnprintf(buf, len, "off (ignored in this cq_mode)");
+	else if (kind == CQN_MODER_OFF)
 		n = scnprintf(buf, len, "off");
 	else
 		n = scnprintf(buf, len, "%s count=%u period=%u", cqn_moder_kind_names[kind],
