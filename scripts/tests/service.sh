@@ -84,7 +84,7 @@ net_sent()
 # veth3 under siw1), not a loop inside one device.
 counters_agree()
 {
-	local run sent0
+	local run sent0 echoed
 
 	setup || return 1
 	start_server || return 1
@@ -98,9 +98,15 @@ counters_agree()
 		check_clean_run cli $N || return 1
 		[ $(($(net_sent $CLI_NETDEV) - sent0)) -ge $N ] ||
 			{ fail "$CLI_NETDEV sent $(($(net_sent $CLI_NETDEV) - sent0)) packets for $N messages"; return 1; }
-		wait_stat 20 srv msgs_sent = $N || return 1
-		expect_eq "$(ep_stat srv msgs_received)" $N "server received (run $run)" || return 1
-		expect_eq "$(ep_stat srv bytes_sent)" $((N * 4095)) "server bytes echoed" || return 1
+		wait_stat 20 srv msgs_received = $N || return 1
+		# The client disconnects once its last echo is in; the send
+		# completions of the server's last echoes (at most queue_depth)
+		# may be flushed by that before their acknowledgements are
+		# processed (6.12's rxe). What completed agrees with itself.
+		echoed=$(ep_stat srv msgs_sent)
+		[ "$echoed" -le $N ] && [ "$echoed" -ge $((N - 8)) ] ||
+			{ fail "server echo completions $echoed, want $((N - 8))..$N (run $run)"; return 1; }
+		expect_eq "$(ep_stat srv bytes_sent)" $((echoed * 4095)) "server bytes echoed" || return 1
 		ep_enable cli 0 || return 1
 		expect_eq "$(ep_attr cli state)" idle "state after disable" || return 1
 	done
