@@ -69,7 +69,7 @@ setup()
 {
 	rxe_reload || { fail "rxe0/rxe1 missing and cannot be re-added"; return 1; }
 	cqn_load || return 1
-	ep_remove srv cli good c0 c1 c2 c3
+	ep_remove srv cli good c0 c1 c2 c3 fsrv
 }
 
 # endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
@@ -591,16 +591,36 @@ rdma_res_is()
 	[ "$(rdma_res)" = "$1" ]
 }
 
-# failslab fails the first slab allocation past a budget of SPACE bytes
-# made by the task writing enable (task-filter, make-it-fail), once. The
-# file is opened before the task is marked, so that only the write, and
-# what the module allocates for it, can fail. At least one enable must fail
-# with -ENOMEM through the module (the write's error, state error and
-# last_error naming it); after each attempt the devices hold exactly what
-# they held before it, and a later enable runs clean.
+# failslab_enable EP SPACE: enable EP with failslab failing the first slab
+# allocation past a budget of SPACE bytes made by the writing task
+# (task-filter, make-it-fail), once. The file is opened before the task is
+# marked, so that only the write, and what the module allocates for it, can
+# fail (a redirection after the mark fails in open(), and the module never
+# sees the write). Sets FS_RC (the write's status) and FS_ERR (its error).
+failslab_enable()
+{
+	echo 1 >$FAILSLAB/times
+	echo "$2" >$FAILSLAB/space
+	(
+		exec 3>"$CQN_CFS/endpoints/$1/enable" || exit 99
+		echo 1 >/proc/self/make-it-fail || exit 99
+		printf 1 >&3
+	) 2>/tmp/cqn-failslab.err
+	FS_RC=$?
+	echo 0 >$FAILSLAB/times
+	FS_ERR=$(</tmp/cqn-failslab.err)
+	[ $FS_RC != 99 ] || fail "could not set up the attempt on $1 at space $2"
+}
+
+# failslab during enable, of a client (its rdma_cm id, address resolution)
+# and of a second server (its id, bind, listen): at least one enable of
+# each must fail with -ENOMEM through the module (the write's error, state
+# error and last_error naming it); after each attempt the RDMA devices
+# hold exactly what they held before it (a server's id is bound to rxe0:
+# one left behind shows), and a later enable of each runs clean.
 failslab_during_enable()
 {
-	local space rc err why tried=0 failed=0 enomem=0 res0 figs=
+	local ep space why tried=0 failed=0 enomem=0 srv_enomem=0 res0 figs=
 
 	[ -d $FAILSLAB ] || { fail "no failslab in debugfs"; return 1; }
 	setup || return 1
@@ -609,50 +629,51 @@ failslab_during_enable()
 	echo Y >$FAILSLAB/task-filter && echo 100 >$FAILSLAB/probability &&
 		echo 0 >$FAILSLAB/interval && echo 0 >$FAILSLAB/verbose &&
 		echo N >$FAILSLAB/ignore-gfp-wait 2>/dev/null
-	for space in 0 1024 4096 16384; do
-		ep_remove cli
-		ep_create cli role=client addr=$SERVER_ADDR iterations=10 || return 1
-		echo 1 >$FAILSLAB/times
-		echo $space >$FAILSLAB/space
-		(
-			exec 3>"$CQN_CFS/endpoints/cli/enable" || exit 99
-			echo 1 >/proc/self/make-it-fail || exit 99
-			printf 1 >&3
-		) 2>/tmp/cqn-failslab.err
-		rc=$?
-		echo 0 >$FAILSLAB/times
-		[ $rc != 99 ] || { fail "could not set up the attempt at space $space"; return 1; }
-		err=$(</tmp/cqn-failslab.err)
-		tried=$((tried + 1))
-		ep_wait_state cli "done|error|idle" 120 || { echo 0 >$FAILSLAB/probability; return 1; }
-		why=$(ep_attr cli last_error)
-		if [ $rc != 0 ]; then
-			failed=$((failed + 1))
-			expect_eq "$(ep_attr cli state)" error "state after a failed enable (space $space)" ||
-				return 1
-			expect_eq "$(ep_attr cli enable)" 0 "enable after a failed enable" || return 1
-			[[ $err == *"Cannot allocate memory"* && $why =~ ENOMEM|-12 ]] &&
-				enomem=$((enomem + 1))
-			figs+="${figs:+; }space $space: refused (${err##*: }), '$why'"
-		else
-			figs+="${figs:+; }space $space: enabled, state $(ep_attr cli state)"
-		fi
-		printf 0 >"$CQN_CFS/endpoints/cli/enable"
-		# Nothing of the attempt is left on the devices.
-		wait_for 30 rdma_res_is "$res0" ||
-			{ fail "space $space: resources $(rdma_res), before: $res0"; return 1; }
+	for ep in cli fsrv; do
+		for space in 0 1024 4096 16384; do
+			ep_remove $ep
+			if [ $ep = cli ]; then
+				ep_create cli role=client addr=$SERVER_ADDR iterations=10 || return 1
+			else
+				ep_create fsrv role=server addr=$SERVER_ADDR port=7480 || return 1
+			fi
+			failslab_enable $ep $space || { echo 0 >$FAILSLAB/probability; return 1; }
+			tried=$((tried + 1))
+			ep_wait_state $ep "done|error|idle|running" 120 ||
+				{ echo 0 >$FAILSLAB/probability; return 1; }
+			why=$(ep_attr $ep last_error)
+			if [ $FS_RC != 0 ]; then
+				failed=$((failed + 1))
+				expect_eq "$(ep_attr $ep state)" error "$ep state after a failed enable (space $space)" ||
+					return 1
+				expect_eq "$(ep_attr $ep enable)" 0 "$ep enable after a failed enable" || return 1
+				if [[ $FS_ERR == *"Cannot allocate memory"* && $why =~ ENOMEM|-12 ]]; then
+					enomem=$((enomem + 1))
+					[ $ep = cli ] || srv_enomem=$((srv_enomem + 1))
+				fi
+				figs+="${figs:+; }$ep space $space: refused (${FS_ERR##*: }), '$why'"
+			else
+				figs+="${figs:+; }$ep space $space: enabled, state $(ep_attr $ep state)"
+			fi
+			printf 0 >"$CQN_CFS/endpoints/$ep/enable"
+			# Nothing of the attempt is left on the devices.
+			wait_for 30 rdma_res_is "$res0" ||
+				{ fail "$ep space $space: resources $(rdma_res), before: $res0"; return 1; }
+		done
 	done
 	echo 0 >$FAILSLAB/probability
 	echo "figure: failslab during enable: $tried attempts, $failed refused, $enomem with -ENOMEM through the module: $figs"
-	[ $enomem -ge 1 ] || { fail "no enable failed with -ENOMEM ($figs)"; return 1; }
+	[ $((enomem - srv_enomem)) -ge 1 ] && [ $srv_enomem -ge 1 ] ||
+		{ fail "no enable of a client and of a server failed with -ENOMEM ($figs)"; return 1; }
+	ep_enable fsrv 1 && ep_wait_state fsrv running 10 && ep_enable fsrv 0 || return 1
 	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli done 120 || return 1
 	run_lost cli || return 1
 	reliability faults=$failed verified=$RUN_VERIFIED lost=$RUN_LOST
 	check_clean_run cli 10 || return 1
 	ep_enable cli 0 || return 1
 	wait_for 30 rdma_res_is "$res0" ||
-		{ fail "after the clean run: resources $(rdma_res), before: $res0"; return 1; }
-	ep_remove cli srv
+		{ fail "after the clean runs: resources $(rdma_res), before: $res0"; return 1; }
+	ep_remove cli fsrv srv
 }
 
 # The hostile values every attribute gets, besides random bytes.
@@ -1373,6 +1394,6 @@ cqn_run_tests
 rc=$?
 uninject
 echo 0 2>/dev/null >$FAILSLAB/probability
-ep_remove cli good c0 c1 c2 c3 fz srv 2>/dev/null
+ep_remove cli good c0 c1 c2 c3 fz fsrv srv 2>/dev/null
 cqn_unload 2>/dev/null
 exit $rc
