@@ -488,6 +488,67 @@ check_clean_run()
 	[ "$(ep_stat "$c" rtt_p50_ns)" -gt 0 ] || fail "$c: no RTT recorded"
 }
 
+# moder_want MODE COUNT PERIOD ADAPTIVE LEVEL: set MODER_WANT to what
+# moderation_effective must read on a provider without modify_cq (rxe, siw:
+# software moderation, src/moder.c) for that cq_mode, cq_count, cq_period
+# and adaptive_moderation; LEVEL is the adaptive level it shows (its
+# profile replaces cq_count/cq_period). A count of 1, or no count and no
+# period, is off; a count past 256 is 256, a count without a period gets
+# 100 us; software moderation runs in event and adaptive modes only, and
+# asked for in another mode it is "off (ignored in this cq_mode)".
+moder_want()
+{
+	local mode=$1 count=$2 period=$3
+
+	if [ "$4" = 1 ]; then
+		count=1 period=0
+		[ "$5" = 0 ] || count=$((1 << $5)) period=$((4 << $5))
+	fi
+	MODER_WANT=off
+	if [ "$count" != 1 ] && [ "$count$period" != 00 ]; then
+		[ "$count" = 0 ] || [ "$count" -gt 256 ] && count=256
+		[ "$period" = 0 ] && period=100
+		case $mode in
+		event|adaptive) MODER_WANT="sw count=$count period=$period" ;;
+		*) MODER_WANT="off (ignored in this cq_mode)" ;;
+		esac
+	fi
+	[ "$4" = 1 ] && MODER_WANT+=" adaptive level=$5"
+	return 0
+}
+
+# check_moder EP MODE COUNT PERIOD ADAPTIVE: EP's running connection applies
+# that configuration (moder_want). Under adaptive moderation the level is
+# the engine's own and may move between two reads; the count and period
+# shown must be that level's. A read is retried twice (the level is
+# written just before the moderation it stands for).
+check_moder()
+{
+	local ep=$1 eff lvl=0 try
+
+	for try in 1 2 3; do
+		eff=$(ep_attr "$ep" moderation_effective) ||
+			{ fail "$ep: cannot read moderation_effective"; return 1; }
+		[[ $eff =~ adaptive\ level=([0-9]+)$ ]] && lvl=${BASH_REMATCH[1]}
+		moder_want "$2" "$3" "$4" "$5" "$lvl"
+		[ "$eff" = "$MODER_WANT" ] && return 0
+	done
+	fail "$ep moderation_effective with cq_mode=$2 cq_count=$3 cq_period=$4 adaptive_moderation=$5: got '$eff', expected '$MODER_WANT'"
+}
+
+# poll_threads EP: print how many cqn-poll/EP.<conn> threads run (read from
+# /proc without starting a process: the debug kernel is slow to fork).
+poll_threads()
+{
+	local f comm n=0
+
+	for f in /proc/[0-9]*/comm; do
+		IFS= read -r comm 2>/dev/null <"$f" || continue
+		[[ $comm == "cqn-poll/$1."* ]] && n=$((n + 1))
+	done
+	echo $n
+}
+
 # --- reliability figures, measured (scripts/check sums them) ---
 
 # run_lost CLIENT: the figures of a run that finished (every echo was due),
