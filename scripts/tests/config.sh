@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # configfs attributes: defaults, strict parsing (every bad value gets a clear
-# error and changes nothing), -EBUSY while enabled, the rules checked at enable.
+# error and changes nothing; each range's ends are accepted and one past
+# them refused), -EBUSY while enabled, live changes reaching the running
+# connection, the rules checked at enable.
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="defaults bad_values good_values busy_while_enabled enable_rules"
@@ -31,7 +33,15 @@ defaults()
 	ep_remove t
 }
 
-# attr|values that must fail with EINVAL (space-separated, _ is a space)
+# CPUs: poll_cpu takes -1 or an online CPU below nr_cpu_ids (the possible
+# CPUs), so nr_cpu_ids is one past its range.
+read -r CPUS_POSSIBLE </sys/devices/system/cpu/possible
+NR_CPU_IDS=$((${CPUS_POSSIBLE##*[-,]} + 1))
+read -r CPUS_ONLINE </sys/devices/system/cpu/online
+MAX_CPU=${CPUS_ONLINE##*[-,]}
+
+# attr|values that must fail with EINVAL (space-separated, _ is a space);
+# -1 is one below the range of every attribute whose range starts at 0.
 BAD_EINVAL="
 role|client2 Server _server server_ 0 x
 addr|localhost 10.77.0 10.77.0.256 1.2.3.4.5 fe80:::1 ::g _10.0.0.1
@@ -39,16 +49,26 @@ port|-1 0x10 abc 1.5 _1 1_ +1
 msg_size|-5 1e3 0x100 4k
 send_depth|-1 x 08
 cq_mode|events POLL interrupt softIRQ
+cq_count|-1
+cq_period|-1
+poll_window_max_us|-1
+watchdog_ms|-1
+max_events_per_ms|-1
+iterations|-1
+duration_ms|-1
+rate|-1
 poll_cpu|x 1.0 --1 0x1
 solicited_only|2 -1 yes
-adaptive_moderation|2 on
+adaptive_moderation|2 -1 on
 workload|ping stream_
 verify|2 -1 yes true on
+reconnect|2 -1 yes
 enable|2 -1 yes
 "
-# attr|values that must fail with ERANGE
+# attr|values that must fail with ERANGE: one past each end of the range
+# (the ABI in Documentation/configfs-abi.rst), and far past it
 BAD_ERANGE="
-port|65536 99999999999 4294967296
+port|0 65536 99999999999 4294967296
 msg_size|0 1048577
 send_depth|0 8193
 recv_depth|0 8193
@@ -62,7 +82,8 @@ iterations|4294967296
 poll_window_max_us|100001
 watchdog_ms|60001
 max_events_per_ms|1000001
-poll_cpu|4096 -2
+rate|10000001
+poll_cpu|$NR_CPU_IDS 4096 -2
 "
 
 bad_values()
@@ -79,6 +100,7 @@ bad_values()
 		done
 		expect_write_err "$EP/$attr" $'\n' "Invalid argument" || return 1
 		expect_write_err "$EP/$attr" "$(printf '%0300d' 1)" "Invalid argument|out of range" || return 1
+		n=$((n + 2))
 		expect_eq "$(cat "$EP/$attr")" "$before" "$attr unchanged" || return 1
 	done <<<"$BAD_EINVAL"
 	while IFS='|' read -r attr vals; do
@@ -95,56 +117,251 @@ bad_values()
 		fail "port accepted an embedded NUL"
 		return 1
 	fi
+	n=$((n + 1))
 	expect_eq "$(cat "$EP/port")" 7471 "port after embedded NUL" || return 1
-	for attr in state last_error cq_depth_actual; do
+	for attr in state last_error cq_depth_actual moderation_effective; do
 		if printf 1 >"$EP/$attr" 2>/dev/null; then
 			fail "read-only $attr accepted a write"
 			return 1
 		fi
+		n=$((n + 1))
 	done
 	echo "figure: $n bad values refused"
+	reliability bad_inputs=$n
 	ep_remove t
 }
 
+# attr|values that must be taken, in this order, each then read back as
+# written: every range's largest and smallest value, every name, every
+# boolean both ways. Each value differs from the one before it (the first
+# from the default), so a store that succeeds and keeps the old value fails.
+GOOD="
+role|client server
+addr|fe80::1 10.77.0.1 ::1 0.0.0.0
+port|65535 1 7471
+msg_size|1048576 1 4096
+send_depth|8192 1 64
+recv_depth|8192 1 64
+cq_depth|65536 1 256
+cq_mode|poll adaptive softirq workqueue event
+cq_count|65535 0
+cq_period|65535 0
+adaptive_moderation|1 0
+poll_cpu|$MAX_CPU -1
+poll_window_max_us|100000 0 50
+solicited_only|1 0
+watchdog_ms|60000 0
+max_events_per_ms|1000000 0
+max_conns|1024 1 16
+workload|stream pingpong
+queue_depth|8192 1 16
+iterations|4294967295 0 1000
+duration_ms|86400000 0
+verify|0 1
+rate|10000000 0
+reconnect|1 0
+"
+
+# Every range's ends are accepted (so a range tightened by one fails here,
+# one loosened by one in bad_values), and each value is stored: a store
+# that returns success and ignores its value fails the read-back. The
+# first value of each is written as echo(1) would, with a newline. What
+# verify stores, the client does: with verify 0 it checks no echo.
 good_values()
 {
+	local attr vals v nl how n=0
+
 	setup || return 1
-	expect_write "$EP/addr" "fe80::1" && expect_eq "$(cat "$EP/addr")" "fe80::1" "IPv6 addr" || return 1
-	expect_write "$EP/addr" "10.77.0.1" && expect_eq "$(cat "$EP/addr")" "10.77.0.1" "IPv4 addr" || return 1
-	expect_write "$EP/role" "client" && expect_eq "$(cat "$EP/role")" client "role" || return 1
-	expect_write "$EP/msg_size" "1048576" && expect_eq "$(cat "$EP/msg_size")" 1048576 "max msg_size" || return 1
-	expect_write "$EP/cq_mode" "poll" && expect_eq "$(cat "$EP/cq_mode")" poll "cq_mode" || return 1
-	expect_write "$EP/iterations" "4294967295" || return 1
-	expect_eq "$(cat "$EP/iterations")" 4294967295 "max iterations" || return 1
+	while IFS='|' read -r attr vals; do
+		[ -n "$attr" ] || continue
+		nl=$'\n' how=" (with a newline)"
+		for v in $vals; do
+			printf '%s' "$v$nl" 2>/tmp/cqn-write.err >"$EP/$attr" ||
+				{ fail "write '$v'$how to $EP/$attr failed: $(</tmp/cqn-write.err)"; return 1; }
+			expect_eq "$(cat "$EP/$attr")" "$v" "$attr after writing '$v'$how" || return 1
+			nl= how= n=$((n + 1))
+		done
+	done <<<"$GOOD"
+	echo "figure: $n valid values stored and read back"
 	ep_remove t
+	# verify, stored and acted on: a client with verify 0 checks nothing.
+	cqn_load || return 1
+	ep_remove srv vcli
+	start_server || return 1
+	run_client vcli workload=pingpong iterations=20 verify=0 || return 1
+	expect_eq "$(ep_stat vcli msgs_received)" 20 "echoes with verify 0" || return 1
+	expect_eq "$(ep_stat vcli msgs_verified)" 0 "echoes verified with verify 0" || return 1
+	ep_remove vcli
+	run_client vcli workload=pingpong iterations=20 verify=1 || return 1
+	expect_eq "$(ep_stat vcli msgs_verified)" 20 "echoes verified with verify 1" || return 1
+	ep_remove vcli srv
 }
 
+# A non-live attribute refuses a new value while enabled (-EBUSY, the value
+# kept); a live one takes it, and the server's running connection (a stream
+# client, c, is connected) runs with it: the CQ size, the mode, the
+# moderation it applies, the adaptive window, the arming, the storm guard
+# and the poll thread's CPU are each checked where they act; watchdog_ms on
+# the client, the side whose stall the watchdog can see.
 busy_while_enabled()
 {
-	local attr
+	local rc
 
 	setup || return 1
+	ep_remove c
 	expect_write "$EP/addr" "10.77.0.1" || return 1
 	expect_write "$EP/port" "7999" || return 1
 	expect_write "$EP/enable" 1 || return 1
 	expect_eq "$(cat "$EP/state")" running "server state" || return 1
-	for attr in role addr port msg_size send_depth recv_depth max_conns workload \
-		    queue_depth iterations duration_ms verify; do
-		expect_write_err "$EP/$attr" "$(cat "$EP/$attr")" "Device or resource busy" || return 1
+	ep_create c role=client addr=10.77.0.1 port=7999 workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable c 1 && ep_wait_state c running 60 || return 1
+	wait_stat 30 t msgs_received -gt 20 || return 1
+	busy_run
+	rc=$?
+	if [ $rc -ne 0 ] && [ -d "$CQN_CFS/endpoints/c" ]; then
+		# A stall the watchdog did not end: end it, so that c disables.
+		printf 0 >"$CQN_DFS/c/fault_drop_events" 2>/dev/null
+		printf 100 >"$CQN_CFS/endpoints/c/watchdog_ms" 2>/dev/null
+		sleep 1
+	fi
+	[ -d $TRACEFS/events/cqnotify ] && echo 0 >$TRACEFS/events/cqnotify/cq_arm/enable
+	ep_remove c t
+	return $rc
+}
+
+TRACEFS=/sys/kernel/tracing
+
+# t_moves: the server's stream moves on (50 more messages received); if
+# not, what both ends' engines did is shown.
+t_moves()
+{
+	local v ep k
+
+	v=$(ep_stat t msgs_received) || return 1
+	wait_stat 30 t msgs_received -gt $((v + 50)) && return 0
+	for ep in t c; do
+		ep_stats $ep
+		for k in msgs_sent msgs_received cq_events cq_wakeups cq_arms cq_rearm_missed \
+			 cq_events_dropped cq_watchdog_fires cq_fallbacks cq_storms; do
+			echo "$ep $k ${STATS[$k]}"
+		done
+		echo "$ep cq_mode $(cat "$CQN_CFS/endpoints/$ep/cq_mode") moderation $(cat "$CQN_CFS/endpoints/$ep/moderation_effective") solicited_only $(cat "$CQN_CFS/endpoints/$ep/solicited_only")"
+	done >&2
+	return 1
+}
+
+# t_conn_stat KEY: a line of the server's one connection's stats.
+t_conn_stat()
+{
+	local f line
+
+	for f in "$CQN_DFS"/t/conns/*/stats; do
+		while IFS= read -r line; do
+			[ "${line%% *}" = "$1" ] && { echo "${line#* }"; return 0; }
+		done <"$f"
 	done
-	# Live-tunable ones take a write while enabled (scripts/tests/cq.sh
-	# tests what they do).
-	for attr in cq_depth cq_mode cq_count cq_period adaptive_moderation poll_cpu \
-		    poll_window_max_us solicited_only watchdog_ms max_events_per_ms; do
-		expect_write "$EP/$attr" "$(cat "$EP/$attr")" || return 1
+	return 1
+}
+
+busy_run()
+{
+	local kv attr val h pid comm
+
+	for kv in role=client addr=10.77.0.2 port=7998 msg_size=100 send_depth=32 \
+		  recv_depth=32 max_conns=2 workload=stream queue_depth=8 iterations=5 \
+		  duration_ms=1000 verify=0 rate=100 reconnect=1; do
+		attr=${kv%%=*} val=${kv#*=}
+		expect_write_err "$EP/$attr" "$val" "Device or resource busy" || return 1
+		[ "$(cat "$EP/$attr")" != "$val" ] || { fail "$attr took '$val' while enabled"; return 1; }
 	done
-	expect_write_err "$EP/enable" 1 "Device or resource busy" || return 1
 	expect_eq "$(cat "$EP/port")" 7999 "port while enabled" || return 1
+	expect_write_err "$EP/enable" 1 "Device or resource busy" || return 1
+	# Live: each takes its new value, and the running connection shows it.
+	expect_write "$EP/cq_depth" 300 || return 1
+	[ "$(cat "$EP/cq_depth_actual")" -ge 300 ] && [ "$(t_conn_stat cq_depth_actual)" -ge 300 ] ||
+		{ fail "cq_depth 300: cq_depth_actual $(cat "$EP/cq_depth_actual"), the connection's $(t_conn_stat cq_depth_actual)"; return 1; }
+	expect_write "$EP/cq_mode" adaptive || return 1
+	expect_eq "$(t_conn_stat cq_mode)" adaptive "the connection's cq_mode" || return 1
+	expect_write "$EP/cq_count" 16 || return 1
+	check_moder t adaptive 16 0 0 || return 1
+	expect_write "$EP/cq_period" 300 || return 1
+	check_moder t adaptive 16 300 0 || return 1
+	expect_write "$EP/adaptive_moderation" 1 || return 1
+	check_moder t adaptive 16 300 1 || return 1
+	expect_write "$EP/adaptive_moderation" 0 || return 1
+	check_moder t adaptive 16 300 0 || return 1
+	expect_write "$EP/cq_count" 0 && expect_write "$EP/cq_period" 0 || return 1
+	check_moder t adaptive 0 0 0 || return 1
+	# poll_window_max_us: at 1000 the adaptive window catches completions
+	# (within 20 s); at 0 it closes and stays shut over 2 s of traffic. (A
+	# window being polled as the value changes may finish with the old
+	# bound: the first stretch of traffic lets it.)
+	expect_write "$EP/poll_window_max_us" 1000 || return 1
+	h=$(ep_stat t cq_window_hits)
+	wait_stat 20 t cq_window_hits -gt "$h" || return 1
+	expect_write "$EP/poll_window_max_us" 0 || return 1
+	t_moves || return 1
+	h=$(ep_stat t cq_window_hits)
+	sleep 2
+	t_moves || return 1
+	expect_eq "$(ep_stat t cq_window_hits)" "$h" "window hits with poll_window_max_us 0" || return 1
+	expect_eq "$(ep_stat t poll_window_us)" 0 "poll_window_us with poll_window_max_us 0" || return 1
+	expect_write "$EP/poll_window_max_us" 50 || return 1
+	expect_write "$EP/cq_mode" event || return 1
+	expect_eq "$(t_conn_stat cq_mode)" event "the connection's cq_mode" || return 1
+	# solicited_only 1: the server arms for solicited completions.
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
+	echo 1 >$TRACEFS/events/cqnotify/cq_arm/enable && echo >$TRACEFS/trace || return 1
+	t_moves || return 1
+	! grep -q 'cq=t\.[0-9]* flags=solicited' $TRACEFS/trace ||
+		{ fail "solicited arms before solicited_only 1"; return 1; }
+	expect_write "$EP/solicited_only" 1 || return 1
+	t_moves || return 1
+	grep -q 'cq=t\.[0-9]* flags=solicited' $TRACEFS/trace ||
+		{ fail "no solicited arm with solicited_only 1"; return 1; }
+	echo 0 >$TRACEFS/events/cqnotify/cq_arm/enable
+	expect_write "$EP/solicited_only" 0 || return 1
+	# watchdog_ms 200: lost events no longer stall the connection. On the
+	# client: the watchdog looks for work outstanding (sends, echoes
+	# awaited), which a server whose receives wait in an unarmed CQ has not.
+	expect_write "$CQN_CFS/endpoints/c/watchdog_ms" 200 || return 1
+	expect_write "$CQN_DFS/c/fault_drop_events" 1000000 || return 1
+	wait_stat 30 c cq_watchdog_fires -ge 1 || return 1
+	t_moves || return 1
+	# The last event lost may have left c's CQ unarmed: the watchdog stays
+	# on until the stream has moved with events delivered again.
+	expect_write "$CQN_DFS/c/fault_drop_events" 0 || return 1
+	t_moves || return 1
+	expect_write "$CQN_CFS/endpoints/c/watchdog_ms" 0 || return 1
+	# max_events_per_ms: off, a burst of spurious events is no storm; at
+	# 10, it is.
+	expect_write "$CQN_DFS/t/fault_spurious_events" 1000 || return 1
+	t_moves || return 1
+	expect_eq "$(ep_stat t cq_storms)" 0 "storms with max_events_per_ms 0" || return 1
+	expect_write "$EP/max_events_per_ms" 10 || return 1
+	expect_write "$CQN_DFS/t/fault_spurious_events" 1000 || return 1
+	wait_stat 30 t cq_storms -ge 1 || return 1
+	expect_write "$EP/max_events_per_ms" 0 || return 1
+	# poll_cpu: the poll thread moves.
+	expect_write "$EP/cq_mode" poll || return 1
+	expect_write "$EP/poll_cpu" "$MAX_CPU" || return 1
+	for pid in /proc/[0-9]*; do
+		IFS= read -r comm 2>/dev/null <"$pid/comm" && [[ $comm == cqn-poll/t.* ]] && break
+		pid=
+	done
+	[ -n "$pid" ] || { fail "no cqn-poll/t.* thread in poll mode"; return 1; }
+	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "$pid/status")" "$MAX_CPU" \
+		"poll thread CPUs after poll_cpu $MAX_CPU" || return 1
+	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" event || return 1
+	t_moves || return 1
+	expect_eq "$(cat "$EP/state")" running "server state after the live changes" || return 1
+	ep_enable c 0 && check_stopped c || return 1
 	expect_write "$EP/enable" 0 || return 1
 	expect_write "$EP/enable" 0 || return 1
 	expect_eq "$(cat "$EP/state")" idle "state after disable" || return 1
 	expect_write "$EP/port" 7998 || return 1
-	ep_remove t
+	expect_eq "$(cat "$EP/port")" 7998 "port once disabled" || return 1
 }
 
 enable_rules()
