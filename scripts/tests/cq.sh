@@ -455,10 +455,10 @@ events_per_kmsg()
 # both sides complete cleanly.
 solicited_only_traffic()
 {
-	local plain sol again period=1000 rate=200 secs=2
+	local plain sol again period=1000 rate=200 secs=2 num=3 den=4
 
 	# The debug kernel under TCG takes milliseconds to wake the client.
-	[ "$CQN_KERNEL" = debug ] && period=20000 rate=20 secs=5
+	[ "$CQN_KERNEL" = debug ] && period=20000 rate=20 secs=5 num=7 den=8
 	setup || return 1
 	start_server cq_count=16 cq_period=$period || return 1
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=4 msg_size=64 \
@@ -473,8 +473,11 @@ solicited_only_traffic()
 	sleep 0.5
 	again=$(events_per_kmsg cli $secs) || return 1
 	echo "figure: paced client, server holding echoes $period us: client events per 1000 messages: next_comp $plain, solicited $sol, next_comp again $again"
-	[ $((sol * 4)) -le $((plain * 3)) ] && [ $((sol * 4)) -le $((again * 3)) ] ||
-		{ fail "solicited-only arming saved no events ($plain, $sol, $again per 1000 messages)"; return 1; }
+	# At most 3/4 (about 1/2 measured); the debug kernel under a loaded
+	# host batches more by itself (739, 545, 682 seen), so 7/8 there. An
+	# arm that ignores solicited_only measures about 1 (1867, 1879, 1929).
+	[ $((sol * den)) -le $((plain * num)) ] && [ $((sol * den)) -le $((again * num)) ] ||
+		{ fail "solicited-only arming saved no events ($plain, $sol, $again per 1000 messages; want at most $num/$den)"; return 1; }
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	ep_remove cli srv
