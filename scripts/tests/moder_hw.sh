@@ -10,7 +10,8 @@
 # a message; the provider delivers every completion exactly once (cqnotify's
 # verified streams, a CQ overflow, destroy with an event held back), and
 # perftest and librdmacm's rdma_server/rdma_client still work over it. The
-# stock rxe is back when the suite ends.
+# rxe loaded before (the stock one, or the patched one when vm-init loaded
+# it from CQN_RXE_KO) is back when the suite ends.
 . "$(dirname "$0")/lib.sh"
 
 ALL_TESTS="
@@ -25,7 +26,7 @@ ALL_TESTS="
 	hw_overflow_and_destroy
 	perftest_over_patched
 	rdma_cm_over_patched
-	stock_rxe_restored
+	rxe_restored
 "
 # Which build of scripts/build-rxe this kernel takes; CQN_RXE_KO overrides.
 RXE_KIND=$CQN_KSERIES
@@ -594,12 +595,18 @@ rdma_cm_over_patched()
 	ep_remove srv
 }
 
-# The stock rxe is back for what runs after this suite, and advertises no
-# moderation.
-stock_rxe_restored()
+# The rxe loaded before the suite is back for what runs after it: the stock
+# one, which advertises no moderation, or the patched one if vm-init
+# loaded it (CQN_RXE_KO).
+rxe_restored()
 {
 	local info
 
+	if [ "$RXE_BEFORE" = patched ]; then
+		rxe_swap "$RXE_KO" || return 1
+		rxe_patched || { fail "the patched rxe did not load again"; return 1; }
+		return 0
+	fi
 	rxe_swap stock || return 1
 	! rxe_patched || { fail "rdma_rxe is still the patched module"; return 1; }
 	info=$(ibv_devinfo -v -d rxe0 2>&1) || { fail "ibv_devinfo -d rxe0: $info"; return 1; }
@@ -607,12 +614,16 @@ stock_rxe_restored()
 		{ fail "the stock rxe advertises cq moderation: $(grep max_cq <<<"$info")"; return 1; }
 }
 
+RXE_BEFORE=stock
+rxe_patched && RXE_BEFORE=patched
 cqn_run_tests
 rc=$?
 ep_remove cli srv 2>/dev/null
-# Whatever failed, leave the stock rxe behind (a no-op when restored).
-if rxe_patched 2>/dev/null; then
+# Whatever failed, leave the rxe of before behind (a no-op when restored).
+if [ "$RXE_BEFORE" = stock ] && rxe_patched; then
 	rxe_swap stock >/dev/null 2>&1 || echo "# moder_hw: could not restore the stock rxe"
+elif [ "$RXE_BEFORE" = patched ] && ! rxe_patched; then
+	rxe_swap "$RXE_KO" >/dev/null 2>&1 || echo "# moder_hw: could not load the patched rxe again"
 fi
 cqn_unload 2>/dev/null
 exit $rc
