@@ -278,7 +278,8 @@ struct cqn_drain {
  * @expected_seq: client: sequence number the next echo must carry
  * @resend_below: client: messages with a lower sequence number were sent
  *	on an earlier connection of the run (a resumed run sends them again)
- * @outstanding: client: messages sent whose echo has not arrived
+ * @outstanding: client: messages sent that no echo accounts for yet
+ *	(next_seq - expected_seq; a duplicate accounts for none)
  * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @finished: client: the workload is complete

@@ -198,7 +198,10 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	seq = conn->expected_seq;
-	if (cfg->verify) {
+	if (conn->expected_seq >= conn->next_seq) {
+		/* Every message sent is accounted for: nobody awaits this. */
+		v = CQN_MSG_STALE;
+	} else if (cfg->verify) {
 		ib_dma_sync_single_for_cpu(conn->cm_id->device, rb->dma, wc->byte_len,
 					   DMA_FROM_DEVICE);
 		v = cqn_msg_verify(rb->data, wc->byte_len, conn->msg_size,
@@ -212,13 +215,18 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		cqn_client_count_error(conn, v, conn->expected_seq, seq);
 		/* Resynchronise on an intact later message; otherwise move on. */
+		/* A gap skips what it says, never messages not yet sent. */
 		if (v == CQN_MSG_LOST)
-			conn->expected_seq = seq + 1;
+			conn->expected_seq = min(seq + 1, conn->next_seq);
 		else if (v != CQN_MSG_STALE)
 			conn->expected_seq++;
 	}
-	if (conn->outstanding)
-		conn->outstanding--;
+	/*
+	 * Outstanding are the messages not yet accounted for: a duplicate or
+	 * a late reordered echo (STALE) accounts for none, a LOST verdict for
+	 * the ones it skipped too.
+	 */
+	conn->outstanding = conn->next_seq - conn->expected_seq;
 
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)
