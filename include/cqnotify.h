@@ -52,7 +52,9 @@
 /* Largest burst fault_spurious_events injects per connection. */
 #define CQN_SPURIOUS_EVENTS_MAX	10000
 /* debugfs control files of an endpoint: reset and the fault_* knobs. */
-#define CQN_EP_NR_KNOBS		7
+#define CQN_EP_NR_KNOBS		8
+/* fault_arm_delay_us: the longest wait before an arm (a quiesce waits it) */
+#define CQN_ARM_DELAY_US_MAX	100000
 
 /**
  * struct cqn_device - an RDMA device as seen by the cqnotify ib_client
@@ -144,6 +146,9 @@ struct cqn_cq_owner {
  * @fb_until_ns: earliest end of the fallback
  * @fb_timer: fallback: the next poll
  * @drop_events: fault injection: swallow this many events
+ * @arm_delay_us: fault injection: a wakeup of the event and adaptive modes
+ *	waits this long between its last empty poll and the arm, so the next
+ *	completion lands in the window the arm's missed-event report covers
  * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
  *	so teardown cannot count on its drain requests completing
  * @lock: protects the staging ring and @timer_armed; every ib_poll_cq() of
@@ -209,6 +214,7 @@ struct cqn_cq {
 	u64 fb_until_ns;
 	struct hrtimer fb_timer;
 	atomic_t drop_events;
+	u32 arm_delay_us;
 	bool overflowed;
 
 	/* protects the staging ring and timer_armed; held around ib_poll_cq() */
@@ -476,6 +482,7 @@ u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
+void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us);
 int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
 void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
@@ -509,6 +516,7 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg);
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
 u32 cqn_cq_window_us(struct cqn_cq *c);
 void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n);
+void cqn_cq_fault_arm_delay(struct cqn_cq *c, u32 us);
 int cqn_cq_fault_spurious_events(struct cqn_cq *c, u32 n);
 
 /* src/cm.c */

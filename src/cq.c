@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/error-injection.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -589,8 +590,14 @@ static void cqn_cq_work(struct work_struct *work)
 
 		if (in == CQN_INTAKE_COUNT || in == CQN_INTAKE_PERIOD)
 			queue_work(cqn_wq, &c->work);
-	} else if (cqn_cq_arm(c) > 0) {
-		queue_work(cqn_wq, &c->work);
+	} else {
+		u32 delay = READ_ONCE(c->arm_delay_us);
+
+		/* fault_arm_delay_us: the arm/poll race, made certain. */
+		if (unlikely(delay))
+			fsleep(delay);
+		if (cqn_cq_arm(c) > 0)
+			queue_work(cqn_wq, &c->work);
 	}
 out:
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
@@ -1101,6 +1108,23 @@ u32 cqn_cq_window_us(struct cqn_cq *c)
 void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n)
 {
 	atomic_set(&c->drop_events, n);
+}
+
+/**
+ * cqn_cq_fault_arm_delay() - fault injection: wait before each arm
+ * @c: the engine
+ * @us: microseconds between a wakeup's last empty poll and its arm; 0 stops
+ *
+ * A completion that arrives in that window raises no event (the CQ is not
+ * armed): only the arm's IB_CQ_REPORT_MISSED_EVENTS answer says it is there
+ * (``cq_rearm_missed``), and the engine must poll again. Applies to the
+ * event and adaptive modes' wakeups without software moderation.
+ *
+ * Context: any.
+ */
+void cqn_cq_fault_arm_delay(struct cqn_cq *c, u32 us)
+{
+	WRITE_ONCE(c->arm_delay_us, us);
 }
 
 /**

@@ -135,6 +135,12 @@ static int cqn_knob_reset_set(struct cqn_endpoint *ep, u32 v)
 	return 0;
 }
 
+static int cqn_knob_arm_delay_set(struct cqn_endpoint *ep, u32 us)
+{
+	cqn_ep_fault_arm_delay(ep, us);
+	return 0;
+}
+
 static int cqn_knob_drop_events_set(struct cqn_endpoint *ep, u32 n)
 {
 	cqn_ep_fault_drop_events(ep, n);
@@ -207,6 +213,7 @@ static const struct cqn_ep_knob cqn_ep_knobs[CQN_EP_NR_KNOBS] = {
 	{ "fault_spurious_events", 1, CQN_SPURIOUS_EVENTS_MAX, NULL,
 	  cqn_ep_fault_spurious_events },
 	{ "fault_qp_error", 1, 1, NULL, cqn_knob_qp_error_set },
+	{ "fault_arm_delay_us", 0, CQN_ARM_DELAY_US_MAX, NULL, cqn_knob_arm_delay_set },
 	{ "fault_cq_undersize", 0, CQN_CQ_DEPTH_MAX, cqn_knob_cq_undersize_get,
 	  cqn_knob_cq_undersize_set },
 	{ "fault_stop_replenish", 0, 1, cqn_knob_stop_replenish_get,

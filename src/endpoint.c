@@ -283,6 +283,24 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
 }
 
 /**
+ * cqn_ep_fault_arm_delay() - fault injection: every live connection's CQ
+ * waits @us between a wakeup's last empty poll and its arm
+ * @ep: the endpoint
+ * @us: the wait in microseconds; 0 stops it
+ *
+ * Context: process context.
+ */
+void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us)
+{
+	struct cqn_conn *conn;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node)
+		cqn_cq_fault_arm_delay(&conn->cq, us);
+	spin_unlock_irq(&ep->state_lock);
+}
+
+/**
  * cqn_ep_fault_spurious_events() - fault injection: every live connection's
  * CQ takes a burst of @n events with nothing behind them
  * @ep: the endpoint

@@ -19,6 +19,7 @@ ALL_TESTS="
 	tracepoints_fire
 	watchdog_recovers_lost_event
 	watchdog_set_before_enable
+	arm_race_polls_again
 	event_storm_falls_back
 	spurious_event_storm
 	moderation_ignored_said
@@ -749,6 +750,57 @@ watchdog_before_enable_run()
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	echo "figure: watchdog_ms 200 from enable: $(ep_stat cli cq_watchdog_fires) fire(s), $(ep_stat cli cq_fallbacks) fallback(s), $(ep_stat cli cq_events_dropped) events lost, $(ep_stat cli msgs_verified) echoes verified"
+}
+
+# The arm/poll race, made certain: the client's CQ waits 20 ms between a
+# wakeup's last empty poll and its arm (fault_arm_delay_us), longer than a
+# round trip, so every echo lands in the CQ while it is not armed and
+# raises no event. Only the arm's IB_CQ_REPORT_MISSED_EVENTS answer says
+# it is there (cq_rearm_missed); an engine that trusts the next event
+# instead stalls for good (watchdog_ms 0: nothing else would poll).
+arm_race_polls_again()
+{
+	local rc
+
+	setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
+		duration_ms=0 watchdog_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	arm_race_run
+	rc=$?
+	printf 0 >"$CQN_DFS/cli/fault_arm_delay_us"
+	ep_remove cli srv
+	return $rc
+}
+
+arm_race_run()
+{
+	local v0 m0 e0 dv dm de
+
+	wait_stat 30 cli msgs_verified -gt 10 || return 1
+	expect_write "$CQN_DFS/cli/fault_arm_delay_us" 20000 || return 1
+	# The first wakeup after the write may have armed already.
+	wait_stat 30 cli cq_rearm_missed -gt "$(ep_stat cli cq_rearm_missed)" || return 1
+	v0=$(ep_stat cli msgs_verified) m0=$(ep_stat cli cq_rearm_missed) e0=$(ep_stat cli cq_events)
+	wait_stat 60 cli msgs_verified -ge $((v0 + 50)) ||
+		{ fail "the pingpong stalled with every echo in the arm's window"; return 1; }
+	dv=$(($(ep_stat cli msgs_verified) - v0)) dm=$(($(ep_stat cli cq_rearm_missed) - m0))
+	de=$(($(ep_stat cli cq_events) - e0))
+	echo "figure: arm 20 ms after the last poll: $dv echoes, $dm arms reported missed events, $de events"
+	# Nearly every echo was found by the missed-event report (a round trip
+	# longer than 20 ms on a loaded host arrives after the arm instead).
+	# The arm that reports also arms: the next send's completion raises
+	# an event, so events are no measure here.
+	[ "$dm" -ge $((dv * 3 / 4)) ] ||
+		{ fail "$dm missed-event reports for $dv echoes"; return 1; }
+	expect_eq "$(ep_stat cli cq_watchdog_fires)" 0 "watchdog fires" || return 1
+	expect_write "$CQN_DFS/cli/fault_arm_delay_us" 0 || return 1
+	# Back to events: the echoes raise them again.
+	wait_stat 30 cli cq_events -gt $(($(ep_stat cli cq_events) + 20)) || return 1
+	expect_write_err "$CQN_DFS/cli/fault_arm_delay_us" 100001 "Invalid argument" || return 1
+	ep_enable cli 0 || return 1
+	check_stopped cli
 }
 
 # More than max_events_per_ms events in a millisecond: that CQ polls on a

@@ -1306,7 +1306,7 @@ hostile_server_reorder()
 # The modes the module gives its debugfs files (src/debugfs.c): read-only
 # stats 0400, knobs that can be read 0600, write-only controls 0200.
 PERM_MODES="stats:400 latency:400 cq:400 reset:200 fault_drop_events:200
-	fault_spurious_events:200 fault_qp_error:200 fault_cq_undersize:600
+	fault_spurious_events:200 fault_arm_delay_us:200 fault_qp_error:200 fault_cq_undersize:600
 	fault_stop_replenish:600 fault_rnr_retry:600"
 
 # debugfs is mounted with a 0700 root: nobody would be refused at the mount
@@ -1367,7 +1367,7 @@ permissions_checks()
 	done
 	[ "$k" -ge 7 ] || { fail "only $k debugfs controls found"; return 1; }
 	# Root passes the modes: a write-only control refuses to be read.
-	for f in reset fault_drop_events fault_spurious_events fault_qp_error; do
+	for f in reset fault_drop_events fault_spurious_events fault_arm_delay_us fault_qp_error; do
 		cat "$CQN_DFS/srv/$f" >/dev/null 2>&1 && { fail "root read write-only $f"; return 1; }
 		n=$((n + 1))
 	done
