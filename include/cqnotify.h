@@ -103,6 +103,7 @@ struct cqn_cq_owner {
  * @max_moder_count: the device's moderation count limit
  * @max_moder_period: the device's moderation period limit, microseconds
  * @max_cqe: the device's CQ size limit
+ * @comp_vector: the completion vector the CQ was created on (debugfs stats)
  * @stats: where the engine counts (the connection's block)
  * @ops: the owner's callbacks
  * @owner: their argument
@@ -120,6 +121,10 @@ struct cqn_cq_owner {
  * @moder_adaptive: adaptive_moderation: the engine picks @moder
  * @moder_level: adaptive moderation's level in its profile table
  * @core_handler: core modes: the core's comp_handler, called after counting
+ * @has_dim: core modes: the core runs its DIM on this CQ (cqn_core_dim())
+ * @dim_level: the level of the core's DIM the comp_handler saw last; a new
+ *	one counts in ``core_dim_changes``
+ * @dim_moved: the comp_handler saw the core's DIM leave its first level
  * @work: event and adaptive modes: processes the CQ after an event
  * @poller: poll mode: the busy-polling thread
  * @timer: software moderation: wakes the consumer when the period runs out
@@ -171,6 +176,7 @@ struct cqn_cq {
 	u16 max_moder_count;
 	u16 max_moder_period;
 	int max_cqe;
+	int comp_vector;
 	struct cqn_stats *stats;
 	const struct cqn_cq_owner *ops;
 	void *owner;
@@ -188,6 +194,9 @@ struct cqn_cq {
 	bool moder_adaptive;
 	unsigned int moder_level;
 	void (*core_handler)(struct ib_cq *cq, void *ctx);
+	bool has_dim;
+	u8 dim_level;
+	bool dim_moved;
 
 	struct work_struct work;
 	struct task_struct *poller;
@@ -487,6 +496,39 @@ int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
 void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
+
+/**
+ * cqn_conn_get_send() - take a free send buffer
+ * @conn: the connection, conn->lock held
+ *
+ * The free send buffers are a stack, so the buffer used last (still warm in
+ * the cache) goes out first.
+ *
+ * Context: conn->lock held.
+ * Return: the buffer, or NULL when every one is in flight.
+ */
+static inline struct cqn_buf *cqn_conn_get_send(struct cqn_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	if (!conn->nfree_send)
+		return NULL;
+	return &conn->sbufs[conn->free_send[--conn->nfree_send]];
+}
+
+/**
+ * cqn_conn_put_send() - give a send buffer back: it completed or was never posted
+ * @conn: the connection, conn->lock held
+ * @sb: the buffer
+ *
+ * Context: conn->lock held.
+ */
+static inline void cqn_conn_put_send(struct cqn_conn *conn, struct cqn_buf *sb)
+{
+	lockdep_assert_held(&conn->lock);
+	if (WARN_ON_ONCE(conn->nfree_send >= conn->nsend))
+		return;
+	conn->free_send[conn->nfree_send++] = sb->idx;
+}
 
 /* src/conn.c */
 struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id);

@@ -58,7 +58,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		}
 
 		seq = conn->next_seq;
-		sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+		sb = cqn_conn_get_send(conn);
 		if (seq < conn->resend_below)
 			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_resent);
 		cqn_msg_stamp(sb->data, conn->msg_size, seq, now, cfg->verify);
@@ -71,7 +71,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		ret = cqn_conn_post_send(conn, sb->idx, sb->len, last);
 		if (ret) {
 			conn->next_seq--;
-			conn->free_send[conn->nfree_send++] = sb->idx;
+			cqn_conn_put_send(conn, sb);
 			return ret;
 		}
 		conn->outstanding++;
@@ -257,7 +257,7 @@ void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
 
 	spin_lock_bh(&conn->lock);
-	conn->free_send[conn->nfree_send++] = sb->idx;
+	cqn_conn_put_send(conn, sb);
 	ret = cqn_client_advance(conn, &finished);
 	spin_unlock_bh(&conn->lock);
 	cqn_client_settle(conn, ret, finished);

@@ -191,7 +191,7 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
 void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx)
 {
 	spin_lock_bh(&conn->lock);
-	conn->free_send[conn->nfree_send++] = idx;
+	cqn_conn_put_send(conn, &conn->sbufs[idx]);
 	spin_unlock_bh(&conn->lock);
 }
 

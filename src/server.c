@@ -51,7 +51,8 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
-	sb = &conn->sbufs[conn->free_send[--conn->nfree_send]];
+	/* Both callers saw a free send buffer under the same lock. */
+	sb = cqn_conn_get_send(conn);
 	ib_dma_sync_single_for_cpu(dev, rb->dma, len, DMA_FROM_DEVICE);
 	if (unlikely(cqn_msg_malformed(rb->data, len, &claimed)))
 		cqn_server_malformed(conn, len, claimed);
@@ -61,7 +62,7 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 	sb->len = len;
 	ret = cqn_conn_post_send(conn, sb->idx, len, solicited);
 	if (ret) {
-		conn->free_send[conn->nfree_send++] = sb->idx;
+		cqn_conn_put_send(conn, sb);
 		return ret;
 	}
 	if (unlikely(READ_ONCE(conn->ep->fault_stop_replenish))) {
@@ -155,7 +156,7 @@ void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
 
 	spin_lock_bh(&conn->lock);
-	conn->free_send[conn->nfree_send++] = sb->idx;
+	cqn_conn_put_send(conn, sb);
 	while (!ret && conn->npending && conn->nfree_send) {
 		u32 ridx = conn->pending[conn->pending_head];
 
