@@ -782,6 +782,7 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 	c->max_moder_count = ibdev->attrs.cq_caps.max_cq_moderation_count;
 	c->max_moder_period = ibdev->attrs.cq_caps.max_cq_moderation_period;
 	c->max_cqe = ibdev->attrs.max_cqe;
+	c->comp_vector = comp_vector;
 	c->mode = READ_ONCE(cfg->cq_mode);
 	c->core = cqn_cq_mode_is_core(c->mode);
 	c->paused = true;

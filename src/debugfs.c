@@ -57,11 +57,71 @@ static int cqn_ep_print_sum(struct seq_file *m,
 	return 0;
 }
 
+/**
+ * struct cqn_conn_ids - what names a connection's resources in the RDMA core
+ * @device: the RDMA device
+ * @ib_port: its port ("link DEVICE/PORT" in ``rdma res show qp``)
+ * @lqpn: the QP number ("lqpn")
+ * @cqn: the CQ's restrack id ("cqn" in ``rdma res show cq``, "cq_id" in
+ *	the rdma_core and cqnotify tracepoints)
+ * @comp_vector: the completion vector the CQ was created on
+ */
+struct cqn_conn_ids {
+	char device[IB_DEVICE_NAME_MAX];
+	u32 ib_port;
+	u32 lqpn;
+	u32 cqn;
+	int comp_vector;
+};
+
+/* Copy them: a client's connection may close once ep->state_lock is dropped. */
+static void cqn_conn_get_ids(struct cqn_conn *conn, struct cqn_conn_ids *ids)
+{
+	strscpy(ids->device, dev_name(&conn->cm_id->device->dev), sizeof(ids->device));
+	ids->ib_port = conn->cm_id->port_num;
+	ids->lqpn = conn->qp->qp_num;
+	ids->cqn = conn->cq.cq->res.id;
+	ids->comp_vector = conn->cq.comp_vector;
+}
+
+static void cqn_debugfs_print_ids(struct seq_file *m, const struct cqn_conn_ids *ids)
+{
+	seq_printf(m, "device %s\n", ids->device);
+	seq_printf(m, "ib_port %u\n", ids->ib_port);
+	seq_printf(m, "lqpn %u\n", ids->lqpn);
+	seq_printf(m, "cqn %u\n", ids->cqn);
+	seq_printf(m, "comp_vector %d\n", ids->comp_vector);
+}
+
+/*
+ * A client's one live connection, named as the RDMA core names it; nothing
+ * while it has none. (A server's are in conns/<id>/stats.)
+ */
+static void cqn_ep_print_client_ids(struct seq_file *m, struct cqn_endpoint *ep)
+{
+	struct cqn_conn_ids ids;
+	struct cqn_conn *conn;
+	bool found = false;
+
+	if (ep->cfg.role != CQN_ROLE_CLIENT)
+		return;
+	spin_lock_irq(&ep->state_lock);
+	conn = list_first_entry_or_null(&ep->conns, struct cqn_conn, node);
+	if (conn) {
+		cqn_conn_get_ids(conn, &ids);
+		found = true;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	if (found)
+		cqn_debugfs_print_ids(m, &ids);
+}
+
 static void cqn_ep_print_stats(struct seq_file *m, struct cqn_endpoint *ep,
 			       const struct cqn_stats_sum *sum)
 {
 	cqn_stats_print(m, sum);
 	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
+	cqn_ep_print_client_ids(m, ep);
 	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));
 }
 
@@ -264,6 +324,7 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 {
 	struct cqn_conn *conn = m->private;
 	struct cqn_stats_sum *sum;
+	struct cqn_conn_ids ids;
 	char moder[80];
 
 	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
@@ -271,7 +332,8 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	cqn_stats_add_to(&conn->stats, sum);
 	seq_printf(m, "peer %s\n", conn->peer);
-	seq_printf(m, "device %s\n", dev_name(&conn->cm_id->device->dev));
+	cqn_conn_get_ids(conn, &ids);
+	cqn_debugfs_print_ids(m, &ids);
 	seq_printf(m, "cq_depth_actual %d\n", conn->cq.cq->cqe);
 	seq_printf(m, "cq_mode %s\n", cqn_cq_mode_names[READ_ONCE(conn->cq.mode)]);
 	cqn_cq_moderation_show(&conn->cq, moder, sizeof(moder));

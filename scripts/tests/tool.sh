@@ -18,6 +18,7 @@ ALL_TESTS="
 	run_line
 	top_intervals
 	abi_documented
+	rdma_res_joined
 "
 CTL=$CQN_TOP/scripts/cqnotifyctl
 ADDR=10.77.0.1
@@ -485,7 +486,7 @@ print("; ".join(bad) or "ok")' /tmp/cqn-top.json "$(ep_stat old msgs_per_sec)" |
 # file of a server with a live connection (and of that connection).
 abi_documented()
 {
-	local abi=$CQN_TOP/Documentation/ABI/testing f id line missing=
+	local abi=$CQN_TOP/Documentation/ABI/testing f id line lines guide missing=
 	local e=/sys/kernel/config/cqnotify/endpoints/\<name\> d=/sys/kernel/debug/cqnotify
 	local -A what=()
 
@@ -521,7 +522,106 @@ abi_documented()
 			missing+=" debugfs:conns/<id>/${f##*/}"
 	done
 	expect_eq "$missing" "" "files without a Documentation/ABI entry" || return 1
+	# Every stats key (a server's, a connected client's, a connection's)
+	# is in the admin guide's tables, as ``key``.
+	guide=$(<"$CQN_TOP/Documentation/admin-guide.rst")
+	for f in "$CQN_DFS/srv/stats" "$CQN_DFS/cli/stats" "$CQN_DFS/srv/conns/$id/stats"; do
+		mapfile -t lines <"$f"
+		for line in "${lines[@]}"; do
+			[[ $guide == *"\`\`${line%% *}\`\`"* ]] || missing+=" ${f#"$CQN_DFS"/}:${line%% *}"
+		done
+	done
+	expect_eq "$missing" "" "stats keys not in Documentation/admin-guide.rst" || return 1
 	ctl remove cli srv
+}
+
+# res_line WHAT LIST REGEX: the one line of LIST ("rdma res show ...")
+# that matches REGEX, into RES_LINE.
+res_line()
+{
+	RES_LINE=$(grep -E -- "$3" <<<"$2")
+	[ "$(grep -c . <<<"$RES_LINE")" -eq 1 ] && [ -n "$RES_LINE" ] ||
+		{ fail "$1: not one line of rdma res matches '$3': '$RES_LINE'"; return 1; }
+}
+
+# Each connection's QP and CQ as the RDMA core lists them: the lqpn, cqn,
+# device and ib_port of a server connection's conns/<id>/stats and of its
+# client's stats name one QP in "rdma res show qp" (on that link, RC, RTS,
+# its rqpn the peer's lqpn) and one CQ in "rdma res show cq" (on that
+# device, owned by cqnotify, serving both queues, as many entries as
+# cq_depth_actual), the QP's owner being rdma_cm, which creates it;
+# comp_vector is within the device's, a server's connections in turn.
+# The poll context is the kernel's enum ib_poll_context as iproute2's
+# rdma decodes it, by the order the enum had before 5.9 (DIRECT first):
+# an own mode's CQ (ib_create_cq(), poll_ctx left 0) and a softirq one
+# (IB_POLL_SOFTIRQ, 0 since 5.9) both show DIRECT, a workqueue one
+# (IB_POLL_WORKQUEUE, 1) SOFTIRQ.
+rdma_res_joined()
+{
+	local mode ctx id qps cqs side other nvec line lines
+	local -A lqpn=() cqn=() dev=() port=() cqe=() vec=()
+
+	setup || return 1
+	command -v rdma >/dev/null || { fail "no rdma tool (iproute2)"; return 1; }
+	for mode in event:DIRECT softirq:DIRECT workqueue:SOFTIRQ; do
+		ctx=${mode#*:} mode=${mode%:*}
+		ep_create srv role=server addr=$ADDR port=7477 cq_mode=$mode || return 1
+		ep_enable srv 1 || return 1
+		ep_create cli role=client addr=$ADDR port=7477 cq_mode=$mode workload=stream \
+			iterations=0 duration_ms=0 || return 1
+		ep_enable cli 1 || return 1
+		ep_wait_state cli running 30 || return 1
+		wait_for 30 test -n "$(ls "$CQN_DFS/srv/conns")" || return 1
+		id=$(ls "$CQN_DFS/srv/conns" | head -n 1)
+		for side in srv cli; do
+			if [ $side = srv ]; then
+				mapfile -t lines <"$CQN_DFS/srv/conns/$id/stats"
+				STATS=()
+				for line in "${lines[@]}"; do STATS[${line%% *}]=${line#* }; done
+			else
+				ep_stats cli || return 1
+			fi
+			lqpn[$side]=${STATS[lqpn]:-} cqn[$side]=${STATS[cqn]:-}
+			dev[$side]=${STATS[device]:-} port[$side]=${STATS[ib_port]:-}
+			vec[$side]=${STATS[comp_vector]:-}
+			cqe[$side]=$(ep_attr $side cq_depth_actual)
+			[[ "${lqpn[$side]} ${cqn[$side]} ${port[$side]} ${vec[$side]}" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] &&
+				[ -n "${dev[$side]}" ] || { fail "$mode: $side stats: lqpn '${lqpn[$side]}' cqn '${cqn[$side]}' device '${dev[$side]}' ib_port '${port[$side]}' comp_vector '${vec[$side]}'"; return 1; }
+		done
+		qps=$(rdma res show qp) && cqs=$(rdma res show cq) ||
+			{ fail "rdma res show failed"; return 1; }
+		for side in srv cli; do
+			other=cli
+			[ $side = cli ] && other=srv
+			# QP numbers are per device: rxe0 and rxe1 may both have 18.
+			res_line "$mode $side QP" "$qps" "^link ${dev[$side]}/[0-9]+ lqpn ${lqpn[$side]} " ||
+				return 1
+			echo "figure: $mode $side: $RES_LINE"
+			# The admin guide's filter finds that QP alone (its PSNs move).
+			res_line "$mode $side QP, filtered" \
+				"$(rdma res show qp link "${dev[$side]}/${port[$side]}" lqpn "${lqpn[$side]}")" \
+				"^link ${dev[$side]}/${port[$side]} lqpn ${lqpn[$side]} " || return 1
+			expect_match "$RES_LINE" "^link ${dev[$side]}/${port[$side]} lqpn ${lqpn[$side]} rqpn ${lqpn[$other]} type RC state RTS .*comm \[rdma_cm\]" \
+				"$mode $side: its QP in rdma res show qp" || return 1
+			res_line "$mode $side CQ" "$cqs" "^dev ${dev[$side]} cqn ${cqn[$side]} " || {
+				echo "figure: $cqs"
+				return 1
+			}
+			echo "figure: $mode $side: $RES_LINE"
+			res_line "$mode $side CQ, filtered" \
+				"$(rdma res show cq dev "${dev[$side]}" cqn "${cqn[$side]}")" \
+				"^dev ${dev[$side]} cqn ${cqn[$side]} " || return 1
+			expect_match "$RES_LINE" "^dev ${dev[$side]} cqn ${cqn[$side]} cqe ${cqe[$side]} users 2 poll-ctx $ctx .*comm \[cqnotify\]" \
+				"$mode $side: its CQ in rdma res show cq" || return 1
+			nvec=$(sed -n "s/^${dev[$side]} .*comp_vectors=\([0-9]*\) .*/\1/p" "$CQN_DFS/devices")
+			[ -n "$nvec" ] && [ "${vec[$side]}" -lt "$nvec" ] ||
+				{ fail "$mode $side: comp_vector ${vec[$side]} of $nvec"; return 1; }
+		done
+		# The server's connections take the vectors in turn.
+		nvec=$(sed -n "s/^${dev[srv]} .*comp_vectors=\([0-9]*\) .*/\1/p" "$CQN_DFS/devices")
+		expect_eq "${vec[srv]}" $((id % nvec)) "$mode: connection $id's comp_vector" || return 1
+		ep_remove cli srv
+	done
 }
 
 cqn_run_tests
