@@ -146,6 +146,8 @@ struct cqn_cq_owner {
  * @storm_start_ns: start of the comp_handler's current millisecond
  * @storm_events: events in it
  * @fallback: polling on @fb_timer instead of arming (watchdog or storm)
+ * @fb_cause: why the current fallback began, "watchdog" or "storm"
+ * @fb_entered_ns: when it began
  * @fb_start_ns: start of the current fallback sample
  * @fb_done: completions in it
  * @fb_until_ns: earliest end of the fallback
@@ -218,6 +220,8 @@ struct cqn_cq {
 	u64 storm_start_ns;
 	u32 storm_events;
 	bool fallback;
+	const char *fb_cause;
+	u64 fb_entered_ns;
 	u64 fb_start_ns;
 	u64 fb_done;
 	u64 fb_until_ns;

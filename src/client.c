@@ -15,6 +15,7 @@
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
+#include "cqn_trace.h"
 
 static bool cqn_client_more(struct cqn_conn *conn, u64 now)
 {
@@ -188,7 +189,7 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool ok = cqn_conn_wc_ok(conn, wc, "receive");
 	bool finished = false;
 	u64 now = ktime_get_ns();
-	u64 seq, send_ns;
+	u64 seq, send_ns, rtt;
 	int ret;
 
 	spin_lock_bh(&conn->lock);
@@ -210,7 +211,9 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (v == CQN_MSG_OK) {
 		if (cfg->verify)
 			cqn_stat_inc(&conn->stats, CQN_STAT_msgs_verified);
-		cqn_stat_hist(&conn->stats, CQN_H_RTT, now - conn->send_ns[seq % conn->nsend]);
+		rtt = now - conn->send_ns[seq % conn->nsend];
+		cqn_stat_hist(&conn->stats, CQN_H_RTT, rtt);
+		trace_cqn_rtt(conn, seq, rtt);
 		conn->expected_seq++;
 	} else {
 		cqn_client_count_error(conn, v, conn->expected_seq, seq);

@@ -12,6 +12,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cqnotify.h"
+#include "cqn_trace.h"
 
 /* How long address and route resolution may take. */
 #define CQN_RESOLVE_TIMEOUT_MS	2000
@@ -96,6 +97,7 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 		spin_lock_bh(&conn->lock);
 		conn->established = true;
 		spin_unlock_bh(&conn->lock);
+		trace_cqn_conn_state(conn, "connecting", "established", "rdma_cm ESTABLISHED");
 		if (ep->cfg.role == CQN_ROLE_CLIENT) {
 			cqn_ep_set_state(ep, CQN_EP_RUNNING);
 			cqn_client_start(conn);

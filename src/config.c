@@ -23,6 +23,7 @@ const char *const cqn_ep_state_names[] = {
 	[CQN_EP_DONE] = "done",
 	[CQN_EP_ERROR] = "error",
 };
+EXPORT_SYMBOL_GPL(cqn_ep_state_names);
 
 static_assert(ARRAY_SIZE(cqn_ep_state_names) == CQN_EP_STATE_COUNT);
 

@@ -10,6 +10,7 @@
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
+#include "cqn_trace.h"
 
 /*
  * How long teardown waits for each drain marker: a flush of a full queue
@@ -162,6 +163,9 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
 	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
+	/* Not the flushes of teardown: what happens to a live connection. */
+	if (!READ_ONCE(conn->dead))
+		trace_cqn_wc_error(conn, wc, what);
 	if (wc->status == IB_WC_WR_FLUSH_ERR || READ_ONCE(conn->dead)) {
 		cqn_stat_inc(&conn->stats, CQN_STAT_wc_flushed);
 		/* Before ESTABLISHED the rdma_cm event says why (siw flushes first). */
@@ -490,6 +494,8 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 			goto err_drain;
 	}
 	cm_id->context = conn;
+	trace_cqn_conn_state(conn, "new", "connecting",
+			     server ? "connect request" : "route resolved");
 	return conn;
 
 err_drain:
@@ -571,6 +577,7 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	cqn_conn_drain_bounded(conn);
 	cqn_cq_stop(&conn->cq);
 	cqn_conn_count_lost(conn);
+	trace_cqn_conn_state(conn, "closing", "closed", "drained");
 	cqn_debugfs_conn_destroy(conn);
 	rdma_destroy_qp(conn->cm_id);
 	/*
@@ -722,11 +729,14 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 	if (!first)
 		return;
-	if (fmt && ep->cfg.role == CQN_ROLE_CLIENT) {
+	if (fmt && (ep->cfg.role == CQN_ROLE_CLIENT || trace_cqn_conn_state_enabled())) {
 		va_start(args, fmt);
 		vsnprintf(why, sizeof(why), fmt, args);
 		va_end(args);
-		cqn_ep_client_lost(ep, "%s", why);
 	}
+	trace_cqn_conn_state(conn, READ_ONCE(conn->established) ? "established" : "connecting",
+			     "closing", fmt ? why : "no error");
+	if (fmt && ep->cfg.role == CQN_ROLE_CLIENT)
+		cqn_ep_client_lost(ep, "%s", why);
 	cqn_ep_queue_reap(ep);
 }

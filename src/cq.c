@@ -224,7 +224,7 @@ static int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, ktime_get_ns() - t0);
 		c->sample_done += done;
 		c->sample_wakeups++;
-		trace_cq_poll(c->name, done, budget, from_event);
+		trace_cqn_cq_poll(c, done, budget, from_event);
 	}
 	return done;
 }
@@ -240,7 +240,7 @@ static int cqn_cq_arm(struct cqn_cq *c)
 	cqn_stat_inc(c->stats, CQN_STAT_cq_arms);
 	if (ret > 0)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_rearm_missed);
-	trace_cq_arm(c->name, solicited, ret);
+	trace_cqn_cq_arm(c, solicited, ret);
 	return ret;
 }
 
@@ -372,7 +372,7 @@ done:
 	WRITE_ONCE(c->moder_kind, kind);
 	spin_unlock_irqrestore(&c->lock, flags);
 	cqn_stat_inc(c->stats, CQN_STAT_moder_changes);
-	trace_cq_moderation(c->name, cqn_moder_kind_names[kind], eff.count, eff.period_us);
+	trace_cqn_cq_moderation(c, cqn_moder_kind_names[kind], eff.count, eff.period_us);
 	return 0;
 }
 
@@ -455,9 +455,12 @@ static enum hrtimer_restart cqn_cq_fb_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-static void cqn_cq_fallback_enter(struct cqn_cq *c, u64 now)
+static void cqn_cq_fallback_enter(struct cqn_cq *c, u64 now, const char *cause)
 {
 	c->fallback = true;
+	c->fb_cause = cause;
+	c->fb_entered_ns = now;
+	trace_cqn_cq_fallback(c, cause, true, 0);
 	c->fb_start_ns = now;
 	c->fb_done = 0;
 	c->fb_until_ns = now + CQN_FALLBACK_NS;
@@ -477,13 +480,13 @@ static bool cqn_cq_fallback(struct cqn_cq *c, u64 now)
 		WRITE_ONCE(c->storm, false);
 		if (!c->fallback) {
 			cqn_stat_inc(c->stats, CQN_STAT_cq_storms);
-			cqn_cq_fallback_enter(c, now);
+			cqn_cq_fallback_enter(c, now, "storm");
 		}
 	}
 	if (READ_ONCE(c->wd_fired)) {
 		WRITE_ONCE(c->wd_fired, false);
 		if (!c->fallback)
-			cqn_cq_fallback_enter(c, now);
+			cqn_cq_fallback_enter(c, now, "watchdog");
 	}
 	if (!c->fallback)
 		return false;
@@ -493,6 +496,8 @@ static bool cqn_cq_fallback(struct cqn_cq *c, u64 now)
 
 		if (!max || per_ms <= max) {
 			WRITE_ONCE(c->fallback, false);
+			trace_cqn_cq_fallback(c, c->fb_cause, false,
+					      div_u64(now - c->fb_entered_ns, NSEC_PER_USEC));
 			return false;
 		}
 		c->fb_start_ns = now;
@@ -625,7 +630,7 @@ static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 		return;
 	}
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
-	trace_cq_event(c->name);
+	trace_cqn_cq_event(c);
 	max = READ_ONCE(c->max_events_per_ms);
 	if (max) {
 		if (t0 - c->storm_start_ns >= NSEC_PER_MSEC) {
@@ -649,7 +654,7 @@ static void cqn_cq_core_comp_handler(struct ib_cq *cq, void *ctx)
 	struct cqn_cq *c = ctx;
 
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
-	trace_cq_event(c->name);
+	trace_cqn_cq_event(c);
 	c->core_handler(cq, ctx);
 }
 
@@ -960,7 +965,7 @@ int cqn_cq_set_mode(struct cqn_cq *c, u32 mode)
 	ret = cqn_cq_apply_wanted_moderation(c);
 	ret = cqn_cq_resume(c) ?: ret;
 	cqn_stat_inc(c->stats, CQN_STAT_cq_mode_switches);
-	trace_cq_mode_switch(c->name, cqn_cq_mode_names[from], cqn_cq_mode_names[c->mode]);
+	trace_cqn_cq_mode_switch(c, cqn_cq_mode_names[from], cqn_cq_mode_names[c->mode]);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "cqnotify.h"
+#include "cqn_trace.h"
 
 /*
  * CQ processing (event-mode drains). Not WQ_HIGHPRI: a drain copies and
@@ -30,6 +31,16 @@ MODULE_PARM_DESC(unbound_wq,
 /* protects cqn_endpoints */
 static DEFINE_MUTEX(cqn_endpoints_lock);
 static LIST_HEAD(cqn_endpoints);
+
+/* Every change of ep->state goes through here, for the cqn_ep_state tracepoint. */
+static void cqn_ep_state_to(struct cqn_endpoint *ep, u32 state, const char *why)
+{
+	lockdep_assert_held(&ep->state_lock);
+	if (ep->state != state)
+		trace_cqn_ep_state(ep->name, cqn_ep_state_names[ep->state],
+				   cqn_ep_state_names[state], why);
+	ep->state = state;
+}
 
 /**
  * cqn_ep_fail() - put an endpoint in the error state with a reason
@@ -55,7 +66,7 @@ void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...)
 	spin_lock_irqsave(&ep->state_lock, flags);
 	if (ep->state != CQN_EP_ERROR) {
 		strscpy(ep->last_error, why, sizeof(ep->last_error));
-		ep->state = CQN_EP_ERROR;
+		cqn_ep_state_to(ep, CQN_EP_ERROR, why);
 		if (!ep->run_end_ns)
 			ep->run_end_ns = ktime_get_ns();
 		first = true;
@@ -87,7 +98,8 @@ void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state)
 			ep->reconnect_attempt = 0;
 		if (state == CQN_EP_DONE)
 			ep->run_end_ns = ktime_get_ns();
-		ep->state = state;
+		cqn_ep_state_to(ep, state, state == CQN_EP_RUNNING ? "connection established" :
+					   state == CQN_EP_DONE ? "workload done" : "");
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 }
@@ -358,7 +370,7 @@ void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...)
 	    ep->reconnect_attempt < CQN_RECONNECT_ATTEMPTS) {
 		attempt = ++ep->reconnect_attempt;
 		ep->reconnect_pending = true;
-		ep->state = CQN_EP_CONNECTING;
+		cqn_ep_state_to(ep, CQN_EP_CONNECTING, why);
 		strscpy(ep->last_error, why, sizeof(ep->last_error));
 		queue_delayed_work(cqn_reap_wq, &ep->reconnect_work,
 				   msecs_to_jiffies(cqn_reconnect_delay_ms(attempt)));
@@ -447,6 +459,9 @@ static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
 		conn->dead = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
+		trace_cqn_conn_state(conn,
+				     READ_ONCE(conn->established) ? "established" : "connecting",
+				     "closing", why ?: "endpoint stopped");
 	}
 	spin_unlock_irq(&ep->state_lock);
 	if (why && ep->cfg.role == CQN_ROLE_CLIENT)
@@ -532,7 +547,8 @@ int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 	ep->reconnect_pending = false;
 	ep->resume_seq = 0;
 	ep->resume_high = 0;
-	ep->state = ep->cfg.role == CQN_ROLE_SERVER ? CQN_EP_RUNNING : CQN_EP_CONNECTING;
+	cqn_ep_state_to(ep, ep->cfg.role == CQN_ROLE_SERVER ? CQN_EP_RUNNING : CQN_EP_CONNECTING,
+			"enabled");
 	spin_unlock_irq(&ep->state_lock);
 
 	if (ep->cfg.role == CQN_ROLE_SERVER)
@@ -562,7 +578,7 @@ void cqn_ep_disable(struct cqn_endpoint *ep)
 	lockdep_assert_held(&ep->lock);
 	cqn_ep_stop(ep);
 	spin_lock_irq(&ep->state_lock);
-	ep->state = CQN_EP_IDLE;
+	cqn_ep_state_to(ep, CQN_EP_IDLE, "disabled");
 	spin_unlock_irq(&ep->state_lock);
 	ep->enabled = false;
 }

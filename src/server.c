@@ -24,6 +24,7 @@
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
+#include "cqn_trace.h"
 
 /* A message no cqnotify client sends arrived: count it, say so (ratelimited). */
 static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
@@ -91,7 +92,8 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	    (wc->status != IB_WC_LOC_LEN_ERR && wc->status != IB_WC_LOC_QP_OP_ERR &&
 	     wc->status != IB_WC_REM_INV_REQ_ERR) || READ_ONCE(conn->dead))
 		return cqn_conn_wc_ok(conn, wc, "receive");
-	/* What cqn_conn_wc_ok() counts for every other completion. */
+	/* What cqn_conn_wc_ok() counts and traces for every other completion. */
+	trace_cqn_wc_error(conn, wc, "receive");
 	cqn_stat_inc(&conn->stats, CQN_STAT_wr_completed);
 	cqn_stat_inc(&conn->stats, CQN_STAT_wc_errors);
 	cqn_stat_inc(&conn->stats, CQN_STAT_peer_errors);

@@ -225,7 +225,7 @@ busy_while_enabled()
 		printf 100 >"$CQN_CFS/endpoints/c/watchdog_ms" 2>/dev/null
 		sleep 1
 	fi
-	[ -d $TRACEFS/events/cqnotify ] && echo 0 >$TRACEFS/events/cqnotify/cq_arm/enable
+	[ -d $TRACEFS/events/cqnotify ] && echo 0 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable
 	ep_remove c t
 	return $rc
 }
@@ -316,15 +316,15 @@ busy_run()
 	expect_eq "$(t_conn_stat cq_mode)" event "the connection's cq_mode" || return 1
 	# solicited_only 1: the server arms for solicited completions.
 	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
-	echo 1 >$TRACEFS/events/cqnotify/cq_arm/enable && echo >$TRACEFS/trace || return 1
+	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable && echo >$TRACEFS/trace || return 1
 	t_moves || return 1
-	! grep -q 'cq=t\.[0-9]* flags=solicited' $TRACEFS/trace ||
+	! grep -q 'cq=t\.[0-9]* cq_id=[0-9]* flags=solicited' $TRACEFS/trace ||
 		{ fail "solicited arms before solicited_only 1"; return 1; }
 	expect_write "$EP/solicited_only" 1 || return 1
 	t_moves || return 1
-	grep -q 'cq=t\.[0-9]* flags=solicited' $TRACEFS/trace ||
+	grep -q 'cq=t\.[0-9]* cq_id=[0-9]* flags=solicited' $TRACEFS/trace ||
 		{ fail "no solicited arm with solicited_only 1"; return 1; }
-	echo 0 >$TRACEFS/events/cqnotify/cq_arm/enable
+	echo 0 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable
 	expect_write "$EP/solicited_only" 0 || return 1
 	# watchdog_ms 200: lost events no longer stall the connection. On the
 	# client: the watchdog looks for work outstanding (sends, echoes

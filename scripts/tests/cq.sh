@@ -17,6 +17,7 @@ ALL_TESTS="
 	core_mode_switch_refused
 	poll_cpu_pins_thread
 	tracepoints_fire
+	tracepoints_connection
 	watchdog_recovers_lost_event
 	watchdog_set_before_enable
 	arm_race_polls_again
@@ -585,7 +586,7 @@ trace_expect()
 	for ev in "$@"; do
 		expect_match "$out" "$ev" "trace $what" || return 1
 	done
-	TRACE_LINES=$((TRACE_LINES + $(grep -c ' cq_' <<<"$out")))
+	TRACE_LINES=$((TRACE_LINES + $(grep -c ' cqn_' <<<"$out")))
 }
 
 # trace_refuse WHAT REGEX: REGEX is not in the trace buffer.
@@ -604,14 +605,15 @@ trace_phase()
 	wait_stat 30 cli msgs_verified -gt $((v + 50))
 }
 
-# The tracepoints, each from what makes it fire, not from creating the CQ:
-# the trace buffer is cleared once the stream runs, so its events,
-# completions and arms come from the traffic (and no moderation event
-# from traffic alone); after each live change, cleared again first, the
-# change's own event with its new values: cq_count 4 (software
-# moderation, count 4, period 100), solicited_only 1 (arms for solicited
-# completions), cq_mode poll (the switch, and moderation off as poll mode
-# has none).
+# The CQ engine's tracepoints, each from what makes it fire, not from
+# creating the CQ: the trace buffer is cleared once the stream runs, so its
+# events, completions and arms come from the traffic (and no moderation
+# event, fallback, work-completion error or state change from traffic
+# alone), each naming the CQ by the cq_id its stats call cqn; after each
+# live change, cleared again first, the change's own event with its new
+# values: cq_count 4 (software moderation, count 4, period 100),
+# solicited_only 1 (arms for solicited completions), cq_mode poll (the
+# switch, and moderation off as poll mode has none).
 tracepoints_fire()
 {
 	local rc
@@ -631,31 +633,220 @@ tracepoints_fire()
 
 tracepoints_run()
 {
-	local c="cq=cli\.[0-9]+"
+	local c
 
 	start_server || return 1
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 ||
 		return 1
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	c="cq=cli\.[0-9]+ cq_id=$(ep_stat cli cqn)" || { fail "no cqn in cli's stats"; return 1; }
 	trace_phase || return 1
-	trace_expect "of traffic" "cq_event: $c" "cq_poll: $c completions=[1-9]" \
-		"cq_arm: $c flags=next_comp missed=" || return 1
-	trace_refuse "of traffic" "cq_moderation: $c|flags=solicited|cq_mode_switch: $c" || return 1
+	trace_expect "of traffic" "cqn_cq_event: $c\$" "cqn_cq_poll: $c completions=[1-9]" \
+		"cqn_cq_arm: $c flags=next_comp missed=" || return 1
+	trace_refuse "of traffic" \
+		"cqn_cq_moderation: |flags=solicited|cqn_cq_mode_switch: |cqn_cq_fallback: |cqn_wc_error: |cqn_conn_state: |cqn_ep_state: " ||
+		return 1
 	echo >$TRACEFS/trace
 	expect_write "$CQN_CFS/endpoints/cli/cq_count" 4 || return 1
-	trace_expect "of cq_count 4" "cq_moderation: $c moderation=sw count=4 period_us=100" ||
+	trace_expect "of cq_count 4" "cqn_cq_moderation: $c moderation=sw count=4 period_us=100" ||
 		return 1
 	trace_phase || return 1
 	expect_write "$CQN_CFS/endpoints/cli/solicited_only" 1 || return 1
 	trace_phase || return 1
-	trace_expect "of solicited_only 1" "cq_arm: $c flags=solicited missed=" || return 1
+	trace_expect "of solicited_only 1" "cqn_cq_arm: $c flags=solicited missed=" || return 1
 	echo >$TRACEFS/trace
 	expect_write "$CQN_CFS/endpoints/cli/cq_mode" poll || return 1
-	trace_expect "of cq_mode poll" "cq_mode_switch: $c from=event to=poll" \
-		"cq_moderation: $c moderation=off count=0 period_us=0" || return 1
+	trace_expect "of cq_mode poll" "cqn_cq_mode_switch: $c from=event to=poll" \
+		"cqn_cq_moderation: $c moderation=off count=0 period_us=0" || return 1
 	ep_enable cli 0 || return 1
 	ep_remove cli srv
 	echo "figure: $TRACE_LINES trace lines checked"
+}
+
+# tr_snap: take a copy of the trace buffer for tr_lines, tr_want and
+# tr_none to read (one moment for all their checks).
+tr_snap()
+{
+	cat $TRACEFS/trace >/tmp/cqn-trace.txt
+}
+
+# tr_lines REGEX: the lines of the copy that match REGEX (extended).
+tr_lines()
+{
+	grep -E -- "$1" /tmp/cqn-trace.txt
+}
+
+# tr_want WHAT REGEX [N]: REGEX is in tr_snap's copy (N times, if
+# given); if not, WHAT goes on TR_BAD. Every check runs and TR_BAD lists
+# all that failed, so one run shows each missing event.
+tr_want()
+{
+	local n
+
+	n=$(tr_lines "$2" | wc -l)
+	if [ -n "${3:-}" ]; then
+		[ "$n" -eq "$3" ] || TR_BAD+="${TR_BAD:+; }$1: $n lines of '$2', wanted $3"
+	else
+		[ "$n" -gt 0 ] || TR_BAD+="${TR_BAD:+; }$1: no '$2'"
+	fi
+}
+
+# tr_none WHAT REGEX: REGEX is not in tr_snap's copy.
+tr_none()
+{
+	! tr_lines "$2" >/dev/null || TR_BAD+="${TR_BAD:+; }$1: '$2' found: $(tr_lines "$2" | head -n 2)"
+}
+
+# tr_documented: the admin guide's bpftrace line of every cqnotify event
+# names only fields its tracefs format has, and every event has one (what
+# is wrong goes on TR_BAD).
+tr_documented()
+{
+	local line e f fmt bad= seen=" "
+
+	while IFS= read -r line; do
+		[[ $line =~ tracepoint:cqnotify:([a-z_]+) ]] || continue
+		e=${BASH_REMATCH[1]}
+		seen+="$e "
+		[ -r $TRACEFS/events/cqnotify/$e/format ] || { bad+=" $e (no such event)"; continue; }
+		fmt=$(<$TRACEFS/events/cqnotify/$e/format)
+		for f in $(grep -o 'args->[a-z_]*' <<<"$line" | sed 's/^args->//' | sort -u); do
+			[[ $fmt == *" $f;"* ]] || bad+=" $e.$f"
+		done
+	done <"$CQN_TOP/Documentation/admin-guide.rst"
+	for e in $TRACEFS/events/cqnotify/*/format; do
+		e=${e%/format} e=${e##*/}
+		[[ $seen == *" $e "* ]] || bad+=" $e (no bpftrace example)"
+	done
+	[ -z "$bad" ] || TR_BAD+="${TR_BAD:+; }admin guide's bpftrace examples against the tracefs formats:$bad"
+}
+
+# The tracepoints of connections and endpoints, each from what makes it
+# fire and not otherwise, and each naming the QP and CQ that the stats and
+# rdma res show name (lqpn, cqn):
+# - a verified pingpong of N messages: N cqn_rtt lines of the client, seq
+#   0 .. N-1 in order, none of the server; the client endpoint idle ->
+#   connecting -> running -> done, its connection new -> connecting ->
+#   established -> closing (no error) -> closed, the server's connection
+#   the same from its connect request; no work-completion error (the
+#   flushes of teardown are not errors), no fallback;
+# - a client sending messages longer than the server's msg_size: the
+#   server's receive fails, a cqn_wc_error of the server's connection with
+#   the status named, as many as its wc_errors; its connection closes with
+#   that status as the reason, and the client endpoint goes to error;
+# - a pingpong with the watchdog and the storm guard on: nothing of the
+#   kind from traffic, round trips naming the stats' lqpn and cqn; lost
+#   events: a watchdog fallback entered and left; a burst of spurious
+#   events: a storm fallback entered and left, as many as cq_storms.
+tracepoints_connection()
+{
+	local rc
+
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS ||
+		{ fail "no tracefs"; return 1; }
+	setup || return 1
+	ep_remove srv2 cli2
+	[ -d $TRACEFS/events/cqnotify ] || { fail "no events/cqnotify in tracefs"; return 1; }
+	TR_BAD=
+	tr_documented
+	echo >$TRACEFS/trace
+	# These alone: the CQ engine's, one a completion, would wrap the buffer.
+	for e in cqn_rtt cqn_wc_error cqn_conn_state cqn_ep_state cqn_cq_fallback; do
+		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
+	done
+	tracepoints_connection_run
+	rc=$?
+	echo 0 > $TRACEFS/events/cqnotify/enable
+	echo >$TRACEFS/trace
+	ep_remove cli cli2 srv2 srv
+	[ $rc -eq 0 ] || return 1
+	expect_eq "$TR_BAD" "" "tracepoints"
+}
+
+tracepoints_connection_run()
+{
+	local n=50 max=100 id ids seqs lqpn cqn storms0 c="conn=cli\.0"
+
+	[ "$CQN_KERNEL" = debug ] && max=10
+	start_server || return 1
+	echo >$TRACEFS/trace
+	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=$n verify=1 ||
+		return 1
+	ep_enable cli 1 && ep_wait_state cli done 60 || return 1
+	wait_for 30 grep -qE "cqn_conn_state: conn=srv\.[0-9]+ .* to=closed " $TRACEFS/trace ||
+		TR_BAD+="${TR_BAD:+; }the server's connection never traced closed"
+	tr_snap
+	ids=$(tr_lines "cqn_rtt: $c " | sed -n '1s/.* qpn=\([0-9]*\) cq_id=\([0-9]*\) .*/qpn=\1 cq_id=\2/p')
+	tr_want "round trips" "cqn_rtt: $c $ids seq=[0-9]+ rtt_ns=[1-9][0-9]*\$" $n
+	seqs=$(tr_lines "cqn_rtt: $c " | sed 's/.* seq=\([0-9]*\) .*/\1/' | paste -sd' ')
+	[ "$seqs" = "$(seq 0 $((n - 1)) | paste -sd' ')" ] ||
+		TR_BAD+="${TR_BAD:+; }round trips: seqs '$seqs'"
+	tr_none "round trips of a server" "cqn_rtt: conn=srv"
+	tr_want "client idle -> connecting" "cqn_ep_state: ep=cli from=idle to=connecting reason=enabled\$" 1
+	tr_want "client connecting -> running" "cqn_ep_state: ep=cli from=connecting to=running reason=connection established\$" 1
+	tr_want "client running -> done" "cqn_ep_state: ep=cli from=running to=done reason=workload done\$" 1
+	tr_want "client connection created" "cqn_conn_state: $c $ids from=new to=connecting reason=route resolved\$" 1
+	tr_want "client connection established" "cqn_conn_state: $c $ids from=connecting to=established reason=rdma_cm ESTABLISHED\$" 1
+	tr_want "client connection closing" "cqn_conn_state: $c $ids from=established to=closing reason=no error\$" 1
+	tr_want "client connection closed" "cqn_conn_state: $c $ids from=closing to=closed reason=drained\$" 1
+	tr_want "server connection created" "cqn_conn_state: conn=srv\.[0-9]+ qpn=[0-9]+ cq_id=[0-9]+ from=new to=connecting reason=connect request\$" 1
+	tr_want "server connection established" "cqn_conn_state: conn=srv\.[0-9]+ .* from=connecting to=established " 1
+	tr_want "server connection closing" "cqn_conn_state: conn=srv\.[0-9]+ .* from=established to=closing reason=no error\$" 1
+	tr_none "a clean run" "cqn_wc_error: |cqn_cq_fallback: |ep=srv "
+	echo "figure: clean run: $(tr_lines 'cqn_rtt: ' | wc -l) round trips, $(tr_lines 'cqn_conn_state: ' | wc -l) connection and $(tr_lines 'cqn_ep_state: ' | wc -l) endpoint state changes traced"
+	ep_remove cli
+
+	# Messages too long for the server: its receive fails.
+	echo >$TRACEFS/trace
+	ep_create srv2 role=server addr=$SERVER_ADDR port=7472 msg_size=64 || return 1
+	ep_enable srv2 1 && ep_wait_state srv2 running 10 || return 1
+	ep_create cli2 role=client addr=$SERVER_ADDR port=7472 msg_size=1024 workload=pingpong \
+		iterations=0 duration_ms=0 || return 1
+	ep_enable cli2 1 && ep_wait_state cli2 error 60 || return 1
+	wait_stat 30 srv2 wc_errors -ge 1 || return 1
+	tr_snap
+	tr_want "the server's failed receive" "cqn_wc_error: conn=srv2\.[0-9]+ qpn=[0-9]+ cq_id=[0-9]+ wr=receive status=[0-9]+ \((local QP operation error|local length error|remote invalid request error)\) vendor_err=0x[0-9a-f]+\$" \
+		"$(ep_stat srv2 wc_errors)"
+	tr_want "the server's connection closed by it" "cqn_conn_state: conn=srv2\.[0-9]+ .* from=established to=closing reason=peer's message refused: (local QP operation error|local length error|remote invalid request error)\$" 1
+	tr_want "the client endpoint in error" "cqn_ep_state: ep=cli2 from=running to=error reason=" 1
+	echo "figure: too long for the server: $(tr_lines 'cqn_wc_error: conn=srv2' | head -n 1 | sed 's/.*cqn_wc_error: //')"
+	ep_remove cli2 srv2
+
+	# Fallbacks: none from traffic; lost events, then an event storm.
+	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 duration_ms=0 \
+		watchdog_ms=1000 max_events_per_ms=$max || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	lqpn=$(ep_stat cli lqpn) && cqn=$(ep_stat cli cqn) ||
+		{ fail "no lqpn, cqn in cli's stats"; return 1; }
+	echo >$TRACEFS/trace
+	wait_stat 30 cli msgs_verified -gt 50 || return 1
+	tr_snap
+	tr_want "round trips naming the stats' lqpn and cqn" "cqn_rtt: $c qpn=$lqpn cq_id=$cqn seq="
+	tr_none "steady traffic" "cqn_cq_fallback: |cqn_wc_error: |cqn_conn_state: |cqn_ep_state: "
+	# One event a message would wrap the buffer from here on.
+	echo 0 >$TRACEFS/events/cqnotify/cqn_rtt/enable
+	printf 1000000 >"$CQN_DFS/cli/fault_drop_events" || { fail "fault_drop_events"; return 1; }
+	wait_stat 30 cli cq_watchdog_fires -ge 1 || return 1
+	wait_for 10 grep -q "cause=watchdog left" $TRACEFS/trace
+	printf 0 >"$CQN_DFS/cli/fault_drop_events"
+	tr_snap
+	tr_want "watchdog fallback entered" "cqn_cq_fallback: cq=cli\.0 cq_id=$cqn cause=watchdog entered lasted_us=0\$"
+	tr_want "watchdog fallback left" "cqn_cq_fallback: cq=cli\.0 cq_id=$cqn cause=watchdog left lasted_us=[1-9][0-9]*\$"
+	tr_none "lost events" "cause=storm"
+	echo "figure: watchdog: $(tr_lines 'cause=watchdog left' | head -n 1 | sed 's/.*cqn_cq_fallback: //')"
+	wait_stat 30 cli msgs_verified -gt $(($(ep_stat cli msgs_verified) + 20)) || return 1
+	echo >$TRACEFS/trace
+	storms0=$(ep_stat cli cq_storms)
+	expect_write "$CQN_DFS/cli/fault_spurious_events" 1000 || return 1
+	wait_stat 30 cli cq_storms -ge $((storms0 + 1)) || return 1
+	wait_for 10 grep -q "cause=storm left" $TRACEFS/trace
+	tr_snap
+	tr_want "storm fallback entered" "cqn_cq_fallback: cq=cli\.0 cq_id=$cqn cause=storm entered lasted_us=0\$" \
+		$(($(ep_stat cli cq_storms) - storms0))
+	tr_want "storm fallback left" "cqn_cq_fallback: cq=cli\.0 cq_id=$cqn cause=storm left lasted_us=[1-9][0-9]*\$"
+	echo "figure: storm: $(tr_lines 'cause=storm left' | head -n 1 | sed 's/.*cqn_cq_fallback: //')"
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "msg_errors" || return 1
 }
 
 # Lost completion events (fault knob) leave the CQ unarmed: traffic stops.
