@@ -19,6 +19,7 @@ ALL_TESTS="
 	top_intervals
 	abi_documented
 	rdma_res_joined
+	compare_side_by_side
 "
 CTL=$CQN_TOP/scripts/cqnotifyctl
 ADDR=10.77.0.1
@@ -79,7 +80,7 @@ without_module()
 	ctl_fail "^cqnotifyctl: .*cqnotify not found: is the cqnotify module loaded" list || return 1
 	out=$(ctl --help) || return 1
 	for cmd in create enable disable remove set get list stats watch save restore devices \
-		run top; do
+		run top compare; do
 		expect_match "$out" "^    $cmd " "--help lists $cmd" || return 1
 	done
 	expect_match "$out" "^    attributes\$" "--help lists attributes" || return 1
@@ -622,6 +623,61 @@ rdma_res_joined()
 		expect_eq "${vec[srv]}" $((id % nvec)) "$mode: connection $id's comp_vector" || return 1
 		ep_remove cli srv
 	done
+}
+
+# us NS: nanoseconds as the tool shows them, microseconds with 3 decimals.
+us()
+{
+	printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+}
+
+# compare: two clients' round-trip histograms side by side (event and
+# poll mode). Each one's line has its samples, p50 and p99 equal to its
+# stats' rtt_samples, rtt_p50_ns and rtt_p99_ns; its column marks <p50
+# and <p99 once each, on a row whose range holds that value; --png writes
+# a PNG; an endpoint that does not exist is one line of error.
+compare_side_by_side()
+{
+	local out name col n p50 p99 rows
+
+	setup || return 1
+	ep_create srv role=server addr=$ADDR port=7478 || return 1
+	ep_enable srv 1 || return 1
+	for name in ev:event po:poll; do
+		ep_create ${name%:*} role=client addr=$ADDR port=7478 cq_mode=${name#*:} \
+			iterations="$ITER" || return 1
+		ep_enable ${name%:*} 1 || return 1
+	done
+	ep_wait_state ev done 120 && ep_wait_state po done 120 || return 1
+	rm -f /tmp/cqn-compare.png
+	out=$(COLUMNS=120 "$CTL" compare ev po --png /tmp/cqn-compare.png) ||
+		{ fail "compare: $out"; return 1; }
+	echo "figure: $(sed -n 2p <<<"$out")"
+	echo "figure: $(sed -n 3p <<<"$out")"
+	col=2
+	for name in ev po; do
+		ep_stats $name || return 1
+		n=${STATS[rtt_samples]} p50=${STATS[rtt_p50_ns]} p99=${STATS[rtt_p99_ns]}
+		expect_match "$out" "^  $name  $n samples, p50 $(us "$p50"), p99 $(us "$p99"), max " \
+			"compare: $name's line against its stats (rtt_samples $n, rtt_p50_ns $p50, rtt_p99_ns $p99)" ||
+			return 1
+		# Its column's marks, each on the row whose [low, high) holds it.
+		rows=$(awk -F' [|] ' -v c=$col -v p50="$p50" -v p99="$p99" '
+			NF >= 2 && $1 ~ / - / {
+				split($1, r, " - "); lo = r[1] * 1000
+				hi = r[2] ~ /inf/ ? 1e30 : r[2] * 1000
+				if ($c ~ /<p50/) { n50++; if (!(lo <= p50 && p50 < hi)) bad = bad " p50 on " $1 }
+				if ($c ~ /<p50,p99|<p99/) { n99++; if (!(lo <= p99 && p99 < hi)) bad = bad " p99 on " $1 }
+			}
+			END { print n50 + 0, n99 + 0 bad }' <<<"$out")
+		expect_eq "$rows" "1 1" "compare: $name's <p50 and <p99 marks (count, misplaced)" ||
+			return 1
+		col=$((col + 1))
+	done
+	expect_eq "$(head -c 8 /tmp/cqn-compare.png | od -An -tx1 | tr -d ' \n')" 89504e470d0a1a0a \
+		"compare --png: the file's PNG signature" || return 1
+	ctl_fail "^cqnotifyctl: .*nosuch" compare ev nosuch || return 1
+	ep_remove ev po srv
 }
 
 cqn_run_tests
