@@ -10,7 +10,9 @@
 #   make bench      polling vs event notification against perftest, in QEMU (build/bench/;
 #                   KERNEL=6.12 for the 6.12 kernel)
 #   make style      checkpatch --strict, kernel-doc, Documentation/ validity
-#   make install    install cqnotify.ko into /lib/modules/<kernel>/updates, run depmod
+#   make install    install cqnotify.ko and cqnotify_configfs.ko into
+#                   /lib/modules/<kernel>/updates, run depmod, and the control tool
+#                   scripts/cqnotifyctl into $(SBINDIR) (/usr/local/sbin)
 #   make clean
 
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
@@ -27,10 +29,14 @@ TOOLS_CFLAGS = -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/include
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# Where make install puts the control tool.
+SBINDIR ?= /usr/local/sbin
+
 # INSTALL_MOD_PATH=DIR stages the install under DIR instead of /.
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
+	install -D -m 0755 scripts/cqnotifyctl $(INSTALL_MOD_PATH)$(SBINDIR)/cqnotifyctl
 
 check:
 	scripts/check
