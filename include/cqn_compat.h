@@ -16,8 +16,10 @@
 #define _CQN_COMPAT_H
 
 #include <kunit/visibility.h>
+#include <linux/dim.h>
 #include <linux/hrtimer.h>
 #include <linux/version.h>
+#include <rdma/ib_verbs.h>
 
 /*
  * The kernel's major.minor, what every branch below depends on. Built from
@@ -68,5 +70,55 @@ static inline void cqn_hrtimer_setup(struct hrtimer *timer,
 #else
 #define CQN_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
+
+/*
+ * The RDMA core's DIM. With "rdma dev set DEV adaptive-moderation on"
+ * (ib_device->use_cq_dim) on a device that has modify_cq, ib_alloc_cq()
+ * gives the CQs the core polls itself (cqnotify's softirq and workqueue
+ * modes) a struct dim in ib_cq->dim, and the core's poll handlers feed it
+ * (lib/dim's rdma_dim()); a change of level programs the device with that
+ * level's comps and usec from rdma_dim_prof[], which is static in
+ * drivers/infiniband/core/cq.c. The field, use_cq_dim, the table and the
+ * algorithm are the same in 6.1 and 6.12 (both sources compared), so there
+ * is one branch. cqn_core_dim_prof is a copy of that table: the values
+ * cqnotify reports for a level; moder_hw's core_dim_levels test compares
+ * them with what the core programs (the rdma_core:cq_modify tracepoint) on
+ * the running kernel, and the assert below catches a table that grew.
+ */
+static_assert(RDMA_DIM_PARAMS_NUM_PROFILES == 9);
+
+/**
+ * cqn_core_dim() - the core's DIM of a CQ the core polls, if it runs one
+ * @cq: the CQ
+ *
+ * Return: the struct dim, or NULL (no modify_cq, adaptive-moderation off
+ * when the CQ was created, or a CQ the core does not poll).
+ */
+static inline struct dim *cqn_core_dim(struct ib_cq *cq)
+{
+	return cq->dim;
+}
+
+/**
+ * cqn_core_dim_prof() - what the core's DIM programs at a level
+ * @ix: the level (struct dim's profile_ix)
+ * @count: set to the level's completion count (rdma_dim_prof[].comps)
+ * @period: set to the level's period in microseconds (rdma_dim_prof[].usec)
+ *
+ * Return: false if @ix is past the table.
+ */
+static inline bool cqn_core_dim_prof(unsigned int ix, u32 *count, u32 *period)
+{
+	static const u8 prof[RDMA_DIM_PARAMS_NUM_PROFILES][2] = {
+		{ 1, 1 }, { 4, 1 }, { 4, 2 }, { 8, 2 }, { 8, 4 },
+		{ 8, 16 }, { 16, 16 }, { 16, 32 }, { 32, 32 },
+	};
+
+	if (ix >= RDMA_DIM_PARAMS_NUM_PROFILES)
+		return false;
+	*count = prof[ix][0];
+	*period = prof[ix][1];
+	return true;
+}
 
 #endif /* _CQN_COMPAT_H */

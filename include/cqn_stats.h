@@ -44,6 +44,7 @@
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
  * @CQN_STAT_moder_changes: see Documentation/admin-guide.rst
+ * @CQN_STAT_core_dim_changes: see Documentation/admin-guide.rst
  * @CQN_STAT_sw_moder_timer_fires: see Documentation/admin-guide.rst
  * @CQN_STAT_cpu_ns: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_watchdog_fires: see Documentation/admin-guide.rst
@@ -94,6 +95,7 @@ enum cqn_stat {
 	CQN_STAT_cq_mode_switches,
 	CQN_STAT_cq_resizes,
 	CQN_STAT_moder_changes,
+	CQN_STAT_core_dim_changes,
 	CQN_STAT_sw_moder_timer_fires,
 	CQN_STAT_cpu_ns,
 	CQN_STAT_cq_watchdog_fires,

@@ -121,7 +121,8 @@ struct cqn_cq_owner {
  * @moder_adaptive: adaptive_moderation: the engine picks @moder
  * @moder_level: adaptive moderation's level in its profile table
  * @core_handler: core modes: the core's comp_handler, called after counting
- * @has_dim: core modes: the core runs its DIM on this CQ (cqn_core_dim())
+ * @has_dim: core modes: the core runs its DIM on this CQ (cqn_core_dim());
+ *	cleared under @lock before the CQ is freed
  * @dim_level: the level of the core's DIM the comp_handler saw last; a new
  *	one counts in ``core_dim_changes``
  * @dim_moved: the comp_handler saw the core's DIM leave its first level

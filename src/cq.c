@@ -652,9 +652,20 @@ static void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 static void cqn_cq_core_comp_handler(struct ib_cq *cq, void *ctx)
 {
 	struct cqn_cq *c = ctx;
+	struct dim *dim = cqn_core_dim(cq);
 
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
 	trace_cqn_cq_event(c);
+	/* The core's DIM moves its level in the poll handler: seen here next. */
+	if (dim) {
+		u8 ix = READ_ONCE(dim->profile_ix);
+
+		if (ix != c->dim_level) {
+			WRITE_ONCE(c->dim_level, ix);
+			WRITE_ONCE(c->dim_moved, true);
+			cqn_stat_inc(c->stats, CQN_STAT_core_dim_changes);
+		}
+	}
 	c->core_handler(cq, ctx);
 }
 
@@ -808,6 +819,8 @@ int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_co
 		if (IS_ERR(c->cq))
 			goto err_cq;
 		c->core_handler = c->cq->comp_handler;
+		c->dim_level = RDMA_DIM_START_PROFILE;
+		WRITE_ONCE(c->has_dim, cqn_core_dim(c->cq));
 		c->cq->comp_handler = cqn_cq_core_comp_handler;
 		c->cq->event_handler = cqn_cq_event_handler;
 	} else {
@@ -922,6 +935,12 @@ void cqn_cq_stop(struct cqn_cq *c)
 void cqn_cq_destroy(struct cqn_cq *c)
 {
 	WRITE_ONCE(c->stopping, true);
+	if (c->has_dim) {
+		/* cqn_cq_moderation_show() reads the CQ's struct dim under it. */
+		spin_lock_irq(&c->lock);
+		WRITE_ONCE(c->has_dim, false);
+		spin_unlock_irq(&c->lock);
+	}
 	if (c->cq) {
 		if (c->core)
 			ib_free_cq(c->cq);
@@ -1068,6 +1087,10 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg)
  * " adaptive level=L" under adaptive moderation. Moderation asked for in a
  * mode where software moderation does not run (poll, softirq, workqueue on
  * a provider without modify_cq) reads "off (ignored in this cq_mode)".
+ * A core-mode CQ under the core's DIM (cqn_core_dim()) reads "core dim
+ * level=L count=C period=P" once DIM has moved from its first level (it
+ * then programs the device itself), and before that what the engine set
+ * followed by "; core dim level=0, not applied yet".
  *
  * Context: any.
  * Return: the length written.
@@ -1075,8 +1098,29 @@ void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg)
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 {
 	u32 kind = READ_ONCE(c->moder_kind);
+	bool dim = READ_ONCE(c->has_dim);
+	u32 count, period;
+	unsigned long flags;
+	u8 ix = 0;
 	int n;
 
+	/*
+	 * Once the core's DIM has left its first level it has programmed the
+	 * device itself, over what the engine set (its work calls modify_cq).
+	 * The level is read under c->lock, which destroy takes to clear
+	 * has_dim before the CQ and its struct dim are freed.
+	 */
+	if (dim) {
+		spin_lock_irqsave(&c->lock, flags);
+		dim = c->has_dim;
+		if (dim)
+			ix = READ_ONCE(cqn_core_dim(c->cq)->profile_ix);
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	if (dim && (ix != RDMA_DIM_START_PROFILE || READ_ONCE(c->dim_moved)) &&
+	    cqn_core_dim_prof(ix, &count, &period))
+		return scnprintf(buf, len, "core dim level=%u count=%u period=%u", ix, count,
+				 period);
 	if (kind == CQN_MODER_OFF && READ_ONCE(c->moder_ignored))
 		n = scnprintf(buf, len, "off (ignored in this cq_mode)");
 	else if (kind == CQN_MODER_OFF)
@@ -1086,6 +1130,9 @@ int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 			      READ_ONCE(c->moder.count), READ_ONCE(c->moder.period_us));
 	if (c->moder_adaptive)
 		n += scnprintf(buf + n, len - n, " adaptive level=%u", READ_ONCE(c->moder_level));
+	if (dim)
+		n += scnprintf(buf + n, len - n, "; core dim level=%u, not applied yet",
+			       RDMA_DIM_START_PROFILE);
 	return n;
 }
 

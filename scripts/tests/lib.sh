@@ -12,7 +12,11 @@ CQN_TOP=${CQN_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 CQN_KERNEL=${CQN_KERNEL:-debug}
 CQN_KSERIES=${CQN_KSERIES:-6.1}
 CQN_KLABEL=${CQN_KLABEL:-6.1-debug}
-if [ "$CQN_KERNEL" = debug ]; then
+# CQN_KO_DIR=DIR (set by the caller) loads cqnotify from DIR instead: a
+# build with a planted bug, kept out of the shared build/<kernel>/.
+if [ -n "${CQN_KO_DIR:-}" ]; then
+	:
+elif [ "$CQN_KERNEL" = debug ]; then
 	CQN_KO_DIR=$CQN_TOP/build/debug
 else
 	CQN_KO_DIR=$CQN_TOP/build/$CQN_KSERIES

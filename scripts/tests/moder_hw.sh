@@ -26,7 +26,9 @@ ALL_TESTS="
 	hw_overflow_and_destroy
 	perftest_over_patched
 	rdma_cm_over_patched
+	core_dim_levels
 	rxe_restored
+	core_dim_not_on_stock
 "
 # Which build of scripts/build-rxe this kernel takes; CQN_RXE_KO overrides.
 RXE_KIND=$CQN_KSERIES
@@ -57,7 +59,10 @@ PERIOD_US=4000
 PERIOD_RATE=100
 PERIOD_ITER=50
 SLACK_MS=4
+# The core's DIM: how long a stream runs for its level to move.
+DIM_WAIT_S=30
 if [ "$CQN_KERNEL" = debug ]; then
+	DIM_WAIT_S=90
 	COUNT_RATE=0
 	COUNT_QD=16
 	COUNT_ITER=300
@@ -595,6 +600,155 @@ rdma_cm_over_patched()
 	ep_remove srv
 }
 
+# dim_set on|off: the core's DIM ("adaptive-moderation") on both rxe
+# devices, for the CQs created after it; the devices must say so.
+dim_set()
+{
+	local d
+
+	for d in rxe0 rxe1; do
+		rdma dev set $d adaptive-moderation "$1" ||
+			{ fail "rdma dev set $d adaptive-moderation $1"; return 1; }
+		expect_match "$(rdma -d dev show $d)" "adaptive-moderation $1" "$d after set" || return 1
+	done
+}
+
+# dim_cqs: the kernel's CQs of cqnotify ("rdma resource show cq"), one a
+# line, with whether the core runs its DIM on each.
+dim_cqs()
+{
+	rdma -d resource show cq 2>&1 | grep -F '[cqnotify]'
+}
+
+# trace_cq_modify on|off: the RDMA core's rdma_core:cq_modify tracepoint
+# (the core's DIM programming a CQ: cq.id comps usec), cleared on "on".
+trace_cq_modify()
+{
+	local ev=/sys/kernel/tracing/events/rdma_core/cq_modify
+
+	[ -d $ev ] || { fail "no $ev"; return 1; }
+	if [ "$1" = on ]; then
+		echo 0 >$ev/enable && echo >/sys/kernel/tracing/trace && echo 1 >$ev/enable
+	else
+		echo 0 >$ev/enable
+	fi
+}
+
+# The core's DIM on core-mode CQs ("rdma dev set DEV adaptive-moderation
+# on", which the patched rxe's modify_cq makes real): a softirq and a
+# workqueue client's CQ carries it (the core says so in "rdma resource show
+# cq"), its level moves under a stream (core_dim_changes, seen by the
+# comp_handler, never more than the core's own modify_cq calls traced by
+# rdma_core:cq_modify for that CQ), moderation_effective reads "core dim
+# level=L count=C period=P" with the values the core last programmed (the
+# trace's), and the engine's software moderation never runs. With it off
+# again, a new CQ carries no DIM, reports none, and nothing is programmed.
+# The server stays in event mode: its CQ is cqnotify's own, never the core's.
+core_dim_levels()
+{
+	local mode eff cqs id n=0 mods last i ok chg lvl good
+
+	setup || return 1
+	trace_cq_modify on || return 1
+	dim_set on || return 1
+	start_server || return 1
+	for mode in softirq workqueue; do
+		trace_cq_modify on || return 1
+		ep_create cli role=client addr=$SERVER_ADDR cq_mode=$mode workload=stream \
+			queue_depth=16 msg_size=64 iterations=0 duration_ms=0 || return 1
+		ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+		cqs=$(dim_cqs)
+		n=$(grep -c 'adaptive-moderation on' <<<"$cqs")
+		[ "$n" = 1 ] || { fail "$mode: $n of cqnotify's CQs under the core's DIM, not 1: $cqs"; return 1; }
+		id=$(grep 'adaptive-moderation on' <<<"$cqs" | sed -nE 's/.* cqn ([0-9]+) .*/\1/p')
+		[ -n "$id" ] || { fail "$mode: no cqn in '$cqs'"; return 1; }
+		wait_stat $DIM_WAIT_S cli core_dim_changes -ge 2 ||
+			{ fail "$mode: the core's DIM did not move twice in $DIM_WAIT_S s: '$(ep_attr cli moderation_effective)'"; return 1; }
+		# The values reported are ones the core programmed on this CQ:
+		# for 10 s, each reading's count and period must be in the
+		# rdma_core:cq_modify trace (read after it; a level DIM has just
+		# picked is programmed by its work item a moment later, so a
+		# value not there yet is looked for again 2 s on), and some
+		# reading must be above level 0, whose values are not the
+		# table's first row. (Whether the level shown is the one last
+		# programmed cannot be judged from user space: in softirq mode
+		# DIM changes level every few milliseconds.)
+		good=()
+		for ((i = 0; i < 40; i++)); do
+			eff=$(ep_attr cli moderation_effective)
+			sleep 0.25
+			[[ $eff =~ ^core\ dim\ level=([0-8])\ count=([0-9]+)\ period=([0-9]+)$ ]] ||
+				{ fail "$mode: moderation_effective '$eff' under the core's DIM"; return 1; }
+			lvl=${BASH_REMATCH[1]}
+			last="cq_modify: cq.id=$id comps=${BASH_REMATCH[2]} usec=${BASH_REMATCH[3]}\$"
+			grep -qE "$last" /sys/kernel/tracing/trace || { sleep 2; grep -qE "$last" /sys/kernel/tracing/trace; } ||
+				{ fail "$mode: '$eff', which the core never programmed on cq $id: $(grep -oE "cq.id=$id comps=[0-9]+ usec=[0-9]+" /sys/kernel/tracing/trace | sort -u | sed -E 's/.*comps=([0-9]+) usec=([0-9]+)/\1\/\2/' | paste -sd ' ')"; return 1; }
+			good[lvl]=1
+		done
+		ok=
+		for lvl in "${!good[@]}"; do
+			[ "$lvl" -gt 0 ] && ok=1
+		done
+		[ -n "$ok" ] || { fail "$mode: the core's DIM read at level 0 only in 10 s (last '$eff')"; return 1; }
+		ep_enable cli 0 || return 1
+		check_stopped cli || return 1
+		chg=$(ep_stat cli core_dim_changes)
+		mods=$(grep -cE "cq_modify: cq.id=$id " /sys/kernel/tracing/trace)
+		[ "$chg" -le "$mods" ] ||
+			{ fail "$mode: $chg level changes counted, the core programmed $mods"; return 1; }
+		expect_eq "$(ep_stat cli sw_moder_timer_fires)" 0 "$mode: software moderation timer fires" ||
+			return 1
+		echo "figure: $mode under the core's DIM: '$eff'; levels read: ${!good[*]}; $chg level changes seen, $mods programmed; $(ep_stat cli cq_events) events for $(completions cli) completions; levels: $(grep -oE "cq.id=$id comps=[0-9]+ usec=[0-9]+" /sys/kernel/tracing/trace | sed -E 's/.*comps=([0-9]+) usec=([0-9]+)/\1\/\2/' | tail -n 12 | paste -sd ' ')"
+		ep_remove cli
+	done
+	# Off: a new CQ has no DIM; moderation as without it.
+	dim_set off || return 1
+	trace_cq_modify on || return 1
+	ep_create cli role=client addr=$SERVER_ADDR cq_mode=softirq workload=stream \
+		queue_depth=16 msg_size=64 iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	cqs=$(dim_cqs)
+	! grep -q 'adaptive-moderation on' <<<"$cqs" ||
+		{ fail "adaptive-moderation off: a CQ still under the core's DIM: $cqs"; return 1; }
+	wait_stat 30 cli cq_events -ge 500 || return 1
+	expect_eq "$(ep_attr cli moderation_effective)" off "softirq without the core's DIM" || return 1
+	expect_eq "$(ep_stat cli core_dim_changes)" 0 "core_dim_changes without the core's DIM" ||
+		return 1
+	n=$(grep -c 'cq_modify:' /sys/kernel/tracing/trace)
+	expect_eq "$n" 0 "cq_modify calls by the core without its DIM" || return 1
+	ep_enable cli 0 || return 1
+	check_stopped cli || return 1
+	trace_cq_modify off
+	ep_remove cli srv
+}
+
+# The stock rxe has no modify_cq: with adaptive-moderation on, the core
+# runs no DIM on a softirq CQ, and cqnotify claims none.
+core_dim_not_on_stock()
+{
+	local cqs
+
+	! rxe_patched || { fail "the patched rxe is loaded"; return 1; }
+	cqn_load || return 1
+	ep_remove srv cli
+	dim_set on || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR cq_mode=softirq workload=stream \
+		queue_depth=16 msg_size=64 iterations=0 duration_ms=0 cq_count=8 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_stat 30 cli cq_events -ge 500 || return 1
+	cqs=$(dim_cqs)
+	! grep -q 'adaptive-moderation on' <<<"$cqs" ||
+		{ fail "the stock rxe: a CQ under the core's DIM: $cqs"; return 1; }
+	expect_eq "$(ep_attr cli moderation_effective)" "off (ignored in this cq_mode)" \
+		"softirq on the stock rxe with adaptive-moderation on" || return 1
+	expect_eq "$(ep_stat cli core_dim_changes)" 0 "core_dim_changes on the stock rxe" || return 1
+	ep_enable cli 0 || return 1
+	check_stopped cli || return 1
+	dim_set off || return 1
+	ep_remove cli srv
+}
+
 # The rxe loaded before the suite is back for what runs after it: the stock
 # one, which advertises no moderation, or the patched one if vm-init
 # loaded it (CQN_RXE_KO).
@@ -616,9 +770,17 @@ rxe_restored()
 
 RXE_BEFORE=stock
 rxe_patched && RXE_BEFORE=patched
+[ "$RXE_BEFORE" = patched ] &&
+	CQN_SKIP[core_dim_not_on_stock]="the rxe of before is the patched one (CQN_RXE_KO)"
 cqn_run_tests
 rc=$?
 ep_remove cli srv 2>/dev/null
+# The core's DIM off again, whatever failed (it outlives the devices only
+# as long as they live; the tracepoint is shared).
+for d in rxe0 rxe1; do
+	rdma dev set $d adaptive-moderation off 2>/dev/null
+done
+echo 0 >/sys/kernel/tracing/events/rdma_core/cq_modify/enable 2>/dev/null
 # Whatever failed, leave the rxe of before behind (a no-op when restored).
 if [ "$RXE_BEFORE" = stock ] && rxe_patched; then
 	rxe_swap stock >/dev/null 2>&1 || echo "# moder_hw: could not restore the stock rxe"
