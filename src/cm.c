@@ -97,7 +97,10 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 		spin_lock_bh(&conn->lock);
 		conn->established = true;
 		spin_unlock_bh(&conn->lock);
-		trace_cqn_conn_state(conn, "connecting", "established", "rdma_cm ESTABLISHED");
+		/* A server's first message may fail it before ESTABLISHED is seen. */
+		if (!READ_ONCE(conn->dead))
+			trace_cqn_conn_state(conn, "connecting", "established",
+					     "rdma_cm ESTABLISHED");
 		if (ep->cfg.role == CQN_ROLE_CLIENT) {
 			cqn_ep_set_state(ep, CQN_EP_RUNNING);
 			cqn_client_start(conn);

@@ -697,6 +697,30 @@ tr_none()
 	! tr_lines "$2" >/dev/null || TR_BAD+="${TR_BAD:+; }$1: '$2' found: $(tr_lines "$2" | head -n 2)"
 }
 
+# tr_conn_paths WHAT: every connection's cqn_conn_state lines in tr_snap's
+# copy go forward one step after another, new -> connecting ->
+# established -> closing -> closed (steps may be skipped, never taken
+# back), each from= the last to=; what is wrong goes on TR_BAD.
+tr_conn_paths()
+{
+	local bad
+
+	bad=$(awk 'BEGIN { r["new"] = 0; r["connecting"] = 1; r["established"] = 2
+			   r["closing"] = 3; r["closed"] = 4 }
+		/cqn_conn_state: / {
+			c = f = t = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^conn=/) c = substr($i, 6)
+				if ($i ~ /^from=/) f = substr($i, 6)
+				if ($i ~ /^to=/) t = substr($i, 4)
+			}
+			p = (c in last) ? last[c] : "new"
+			if (f != p || !(t in r) || r[t] <= r[f]) printf " %s: %s -> %s after %s;", c, f, t, p
+			last[c] = t
+		}' /tmp/cqn-trace.txt)
+	[ -z "$bad" ] || TR_BAD+="${TR_BAD:+; }$1: connection states out of order:$bad"
+}
+
 # tr_documented: the admin guide's bpftrace line of every cqnotify event
 # names only fields its tracefs format has, and every event has one (what
 # is wrong goes on TR_BAD).
@@ -733,7 +757,9 @@ tr_documented()
 # - a client sending messages longer than the server's msg_size: the
 #   server's receive fails, a cqn_wc_error of the server's connection with
 #   the status named, as many as its wc_errors; its connection closes with
-#   that status as the reason, and the client endpoint goes to error;
+#   that status as the reason (possibly before its ESTABLISHED, which then
+#   is not traced), and the client endpoint goes to error;
+# - every connection's states go forward, each from= the last to=;
 # - a pingpong with the watchdog and the storm guard on: nothing of the
 #   kind from traffic, round trips naming the stats' lqpn and cqn; lost
 #   events: a watchdog fallback entered and left; a burst of spurious
@@ -776,6 +802,7 @@ tracepoints_connection_run()
 	wait_for 30 grep -qE "cqn_conn_state: conn=srv\.[0-9]+ .* to=closed " $TRACEFS/trace ||
 		TR_BAD+="${TR_BAD:+; }the server's connection never traced closed"
 	tr_snap
+	tr_conn_paths "a clean run"
 	ids=$(tr_lines "cqn_rtt: $c " | sed -n '1s/.* qpn=\([0-9]*\) cq_id=\([0-9]*\) .*/qpn=\1 cq_id=\2/p')
 	tr_want "round trips" "cqn_rtt: $c $ids seq=[0-9]+ rtt_ns=[1-9][0-9]*\$" $n
 	seqs=$(tr_lines "cqn_rtt: $c " | sed 's/.* seq=\([0-9]*\) .*/\1/' | paste -sd' ')
@@ -804,12 +831,16 @@ tracepoints_connection_run()
 		iterations=0 duration_ms=0 || return 1
 	ep_enable cli2 1 && ep_wait_state cli2 error 60 || return 1
 	wait_stat 30 srv2 wc_errors -ge 1 || return 1
+	wait_for 30 grep -qE "cqn_conn_state: conn=srv2\.[0-9]+ .* to=closed " $TRACEFS/trace
 	tr_snap
+	tr_conn_paths "messages too long"
 	tr_want "the server's failed receive" "cqn_wc_error: conn=srv2\.[0-9]+ qpn=[0-9]+ cq_id=[0-9]+ wr=receive status=[0-9]+ \((local QP operation error|local length error|remote invalid request error)\) vendor_err=0x[0-9a-f]+\$" \
 		"$(ep_stat srv2 wc_errors)"
-	tr_want "the server's connection closed by it" "cqn_conn_state: conn=srv2\.[0-9]+ .* from=established to=closing reason=peer's message refused: (local QP operation error|local length error|remote invalid request error)\$" 1
+	# From connecting too: the first message may overtake the server's ESTABLISHED.
+	tr_want "the server's connection closed by it" "cqn_conn_state: conn=srv2\.[0-9]+ .* from=(established|connecting) to=closing reason=peer's message refused: (local QP operation error|local length error|remote invalid request error)\$" 1
 	tr_want "the client endpoint in error" "cqn_ep_state: ep=cli2 from=running to=error reason=" 1
 	echo "figure: too long for the server: $(tr_lines 'cqn_wc_error: conn=srv2' | head -n 1 | sed 's/.*cqn_wc_error: //')"
+	echo "figure: its connection: $(tr_lines 'cqn_conn_state: conn=srv2' | sed 's/.*cqn_conn_state: conn=[^ ]* //' | paste -sd';')"
 	ep_remove cli2 srv2
 
 	# Fallbacks: none from traffic; lost events, then an event storm.
