@@ -179,11 +179,14 @@ if make -C "$T/src" install KDIR="/lib/modules/$kver/build" INSTALL_MOD_PATH="$s
 else
 	not_ok "make install INSTALL_MOD_PATH=DIR" "see $log"
 fi
+# 6.12's modules_install compresses (.ko.xz), as its kernel's modules are.
 for f in "lib/modules/$kver/updates/cqnotify.ko" "lib/modules/$kver/updates/cqnotify_configfs.ko" \
 	 "lib/modules/$kver/modules.dep" usr/local/sbin/cqnotifyctl; do
-	[ -s "$stage/$f" ] || not_ok "make install puts $f in place" "$(ls -lR "$stage" 2>&1 | head)"
+	ls "$stage/$f" "$stage/$f".xz "$stage/$f".zst "$stage/$f".gz 2>/dev/null | grep -q . ||
+		not_ok "make install puts $f in place" "$(ls -lR "$stage" 2>&1 | head)"
 done
-if grep -q "^updates/cqnotify.ko: .*updates/cqnotify_configfs.ko" "$stage/lib/modules/$kver/modules.dep" &&
+if grep -qE "^updates/cqnotify\.ko(\.xz|\.zst|\.gz)?: .*updates/cqnotify_configfs\.ko" \
+	"$stage/lib/modules/$kver/modules.dep" &&
 	[ -x "$stage/usr/local/sbin/cqnotifyctl" ] &&
 	"$stage/usr/local/sbin/cqnotifyctl" --help | grep -q "^    compare "; then
 	ok "make install: both modules in updates/ (cqnotify depends on its front end), the tool and its --help"
