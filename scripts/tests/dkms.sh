@@ -106,7 +106,7 @@ if ! dkms build -k "$kver" "cqnotify/$ver" >>"$log" 2>&1; then
 fi
 ok "dkms build for $kver ($((SECONDS - t0)) s)"
 check "dkms install" dkms install -k "$kver" "cqnotify/$ver" || exit 1
-if [ -x $tool ] && cmp -s $tool "$CQN_TOP/scripts/cqnotifyctl"; then
+if [ -x $tool ] && cmp -s $tool "$T/src/scripts/cqnotifyctl"; then
 	ok "dkms install puts the tool in $tool"
 else
 	not_ok "dkms install puts the tool in $tool" "$(ls -l $tool 2>&1)"
