@@ -103,7 +103,10 @@ live_changes_lose_nothing()
 	local i ep attr val changes=0 before sent recvd qd=16 eps="cli srv" w=50
 
 	# The debug kernel's completions come milliseconds apart: a window of
-	# at most 50 us never catches one there.
+	# at most 50 us never catches one there. 6.12's rxe posts completions
+	# from a work item, further apart than 6.1's tasklet: with 50 us, two
+	# runs of three saw no window hit there on a quiet host.
+	[ "$CQN_KSERIES" = 6.12 ] && w=1000
 	[ "$CQN_KERNEL" = debug ] && w=100000
 	local -A mode count period adaptive depth wmax
 	local plan=(
@@ -150,8 +153,13 @@ live_changes_lose_nothing()
 	sent=$(ep_stat cli msgs_sent)
 	recvd=$(ep_stat cli msgs_received)
 	expect_eq "$(ep_stat cli msgs_verified)" "$recvd" "every echo verified" || return 1
-	[ "$recvd" -le "$sent" ] && [ $((sent - recvd)) -le $qd ] ||
-		{ fail "sent $sent, echoes $recvd: more than queue_depth $qd unanswered"; return 1; }
+	# At most queue_depth messages in flight at the stop, either way:
+	# 6.12's rxe may flush the last sends' completions at the disconnect
+	# after their echoes came (an echo can overtake its send's completion);
+	# the accounting says each work request completed once.
+	[ $((sent > recvd ? sent - recvd : recvd - sent)) -le $qd ] ||
+		{ fail "sent $sent, echoes $recvd: more than queue_depth $qd apart"; return 1; }
+	check_accounted cli || return 1
 	[ "$(ep_stat srv msgs_received)" -ge "$recvd" ] ||
 		{ fail "server received $(ep_stat srv msgs_received) < client echoes $recvd"; return 1; }
 	# Adaptive mode polls windows (a stretch of 50 echoes may see none).
