@@ -298,8 +298,6 @@ struct cqn_drain {
  * @expected_seq: client: sequence number the next echo must carry
  * @resend_below: client: messages with a lower sequence number were sent
  *	on an earlier connection of the run (a resumed run sends them again)
- * @outstanding: client: messages sent that no echo accounts for yet
- *	(next_seq - expected_seq; a duplicate accounts for none)
  * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @finished: client: the workload is complete
@@ -341,7 +339,6 @@ struct cqn_conn {
 	u64 next_seq;
 	u64 expected_seq;
 	u64 resend_below;
-	u32 outstanding;
 	u64 *send_ns;
 	bool established;
 	bool finished;
@@ -501,6 +498,21 @@ int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
 void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
+
+/**
+ * cqn_client_awaited() - messages sent that no echo accounts for yet
+ * @conn: the client's connection
+ *
+ * An echo accounts for the messages up to its sequence number (a gap for the
+ * ones it skipped too); a duplicate or a late reordered echo for none.
+ *
+ * Context: any; exact under conn->lock, a hint without it.
+ * Return: next_seq - expected_seq.
+ */
+static inline u32 cqn_client_awaited(const struct cqn_conn *conn)
+{
+	return READ_ONCE(conn->next_seq) - READ_ONCE(conn->expected_seq);
+}
 
 /**
  * cqn_conn_get_send() - take a free send buffer

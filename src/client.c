@@ -44,7 +44,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
-	while (!conn->finished && conn->established && conn->outstanding < window &&
+	while (!conn->finished && conn->established && cqn_client_awaited(conn) < window &&
 	       conn->nfree_send && cqn_client_more(conn, now)) {
 		struct cqn_buf *sb;
 		bool last;
@@ -67,7 +67,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 		conn->send_ns[seq % conn->nsend] = now;
 		conn->next_seq++;
 		/* A paced message is always the last of its burst. */
-		last = gap || conn->outstanding + 1 >= window || !conn->nfree_send ||
+		last = gap || cqn_client_awaited(conn) >= window || !conn->nfree_send ||
 		       !cqn_client_more(conn, now);
 		ret = cqn_conn_post_send(conn, sb->idx, sb->len, last);
 		if (ret) {
@@ -75,7 +75,6 @@ static int cqn_client_pump(struct cqn_conn *conn)
 			cqn_conn_put_send(conn, sb);
 			return ret;
 		}
-		conn->outstanding++;
 		/* No catching up in bursts after a stall: the rate is a ceiling. */
 		if (gap)
 			conn->next_send_ns = max(conn->next_send_ns, now) + gap;
@@ -91,7 +90,7 @@ static int cqn_client_pump(struct cqn_conn *conn)
 static bool cqn_client_over(struct cqn_conn *conn, u64 now)
 {
 	lockdep_assert_held(&conn->lock);
-	if (conn->finished || conn->outstanding || conn->nfree_send != conn->nsend ||
+	if (conn->finished || cqn_client_awaited(conn) || conn->nfree_send != conn->nsend ||
 	    cqn_client_more(conn, now))
 		return false;
 	conn->finished = true;
@@ -224,12 +223,6 @@ void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		else if (v != CQN_MSG_STALE)
 			conn->expected_seq++;
 	}
-	/*
-	 * Outstanding are the messages not yet accounted for: a duplicate or
-	 * a late reordered echo (STALE) accounts for none, a LOST verdict for
-	 * the ones it skipped too.
-	 */
-	conn->outstanding = conn->next_seq - conn->expected_seq;
 
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)

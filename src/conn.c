@@ -262,7 +262,7 @@ static bool cqn_conn_need_any(void *owner)
 
 	if (conn->ep->cfg.role == CQN_ROLE_SERVER)
 		return READ_ONCE(conn->npending);
-	return !nfree || (nfree != conn->nsend && !READ_ONCE(conn->outstanding));
+	return !nfree || (nfree != conn->nsend && !cqn_client_awaited(conn));
 }
 
 /* The watchdog's question: sends in flight, or (client) echoes awaited. */
@@ -270,7 +270,7 @@ static bool cqn_conn_busy(void *owner)
 {
 	struct cqn_conn *conn = owner;
 
-	return READ_ONCE(conn->nfree_send) != conn->nsend || READ_ONCE(conn->outstanding);
+	return READ_ONCE(conn->nfree_send) != conn->nsend || cqn_client_awaited(conn);
 }
 
 static const struct cqn_cq_owner cqn_conn_cq_owner = {

@@ -276,6 +276,18 @@ int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
 	return n;
 }
 
+/* Apply a fault knob's value to the CQ of every live connection. */
+static void cqn_ep_set_each_cq(struct cqn_endpoint *ep, void (*set)(struct cqn_cq *c, u32 v),
+			       u32 v)
+{
+	struct cqn_conn *conn;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->conns, node)
+		set(&conn->cq, v);
+	spin_unlock_irq(&ep->state_lock);
+}
+
 /**
  * cqn_ep_fault_drop_events() - fault injection: every live connection's CQ
  * loses its next @n completion events
@@ -286,12 +298,7 @@ int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
  */
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
 {
-	struct cqn_conn *conn;
-
-	spin_lock_irq(&ep->state_lock);
-	list_for_each_entry(conn, &ep->conns, node)
-		cqn_cq_fault_drop_events(&conn->cq, n);
-	spin_unlock_irq(&ep->state_lock);
+	cqn_ep_set_each_cq(ep, cqn_cq_fault_drop_events, n);
 }
 
 /**
@@ -304,12 +311,7 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
  */
 void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us)
 {
-	struct cqn_conn *conn;
-
-	spin_lock_irq(&ep->state_lock);
-	list_for_each_entry(conn, &ep->conns, node)
-		cqn_cq_fault_arm_delay(&conn->cq, us);
-	spin_unlock_irq(&ep->state_lock);
+	cqn_ep_set_each_cq(ep, cqn_cq_fault_arm_delay, us);
 }
 
 /**
