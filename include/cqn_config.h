@@ -77,13 +77,7 @@ enum cqn_workload {
 };
 
 /**
- * struct cqn_config - the attributes of an endpoint
- * @role: enum cqn_role
- * @addr: server: bind address (may be any); client: server address
- * @port: TCP-style port of the rdma_cm service
- * @msg_size: largest message, bytes
- * @send_depth: send queue depth (and send buffers)
- * @recv_depth: receive queue depth (and receive buffers)
+ * struct cqn_cq_params - the live-tunable attributes of an endpoint
  * @cq_depth: requested CQ entries
  * @cq_mode: enum cqn_cq_mode
  * @cq_count: moderation: completions per event (0: off)
@@ -94,6 +88,34 @@ enum cqn_workload {
  * @solicited_only: arm the CQ for solicited completions only
  * @watchdog_ms: silent-CQ watchdog period (0: off)
  * @max_events_per_ms: event storm threshold (0: off)
+ *
+ * configfs accepts a store of these while the endpoint is enabled
+ * (cqn_config_is_live()); a running CQ engine takes the set in one
+ * cqn_cq_reconfigure(). Copied by assignment.
+ */
+struct cqn_cq_params {
+	u32 cq_depth;
+	u32 cq_mode;
+	u32 cq_count;
+	u32 cq_period;
+	bool adaptive_moderation;
+	s32 poll_cpu;
+	u32 poll_window_max_us;
+	bool solicited_only;
+	u32 watchdog_ms;
+	u32 max_events_per_ms;
+};
+
+/**
+ * struct cqn_config - the attributes of an endpoint
+ * @role: enum cqn_role
+ * @addr: server: bind address (may be any); client: server address
+ * @port: TCP-style port of the rdma_cm service
+ * @msg_size: largest message, bytes
+ * @send_depth: send queue depth (and send buffers)
+ * @recv_depth: receive queue depth (and receive buffers)
+ * @cq: the live-tunable attributes (struct cqn_cq_params): the one
+ *	definition of what may change while the endpoint runs
  * @max_conns: server: connections accepted at once
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
@@ -113,16 +135,7 @@ struct cqn_config {
 	u32 msg_size;
 	u32 send_depth;
 	u32 recv_depth;
-	u32 cq_depth;
-	u32 cq_mode;
-	u32 cq_count;
-	u32 cq_period;
-	bool adaptive_moderation;
-	s32 poll_cpu;
-	u32 poll_window_max_us;
-	bool solicited_only;
-	u32 watchdog_ms;
-	u32 max_events_per_ms;
+	struct cqn_cq_params cq;
 	u32 max_conns;
 	u32 workload;
 	u32 queue_depth;
@@ -144,6 +157,6 @@ u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
 bool cqn_cq_mode_is_core(u32 mode);
 int cqn_cq_mode_switch_check(u32 from, u32 to);
 u32 cqn_reconnect_delay_ms(u32 attempt);
-void cqn_config_copy_live(struct cqn_config *dst, const struct cqn_config *src);
+bool cqn_config_is_live(size_t offset);
 
 #endif /* _CQN_CONFIG_H */

@@ -134,14 +134,14 @@ TRACE_EVENT(cqn_cq_fallback,
 TRACE_EVENT(cqn_rtt,
 	    TP_PROTO(const struct cqn_conn *conn, u64 seq, u64 rtt_ns),
 	    TP_ARGS(conn, seq, rtt_ns),
-	    TP_STRUCT__entry(__string(name, conn->cq.name)
+	    TP_STRUCT__entry(__string(name, conn->cq->name)
 			     __field(u32, qpn)
 			     __field(u32, cq_id)
 			     __field(u64, seq)
 			     __field(u64, rtt_ns)),
-	    TP_fast_assign(cqn_assign_str(name, conn->cq.name);
+	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
 			   __entry->qpn = conn->qp->qp_num;
-			   __entry->cq_id = conn->cq.cq->res.id;
+			   __entry->cq_id = conn->cq->cq->res.id;
 			   __entry->seq = seq;
 			   __entry->rtt_ns = rtt_ns;),
 	    TP_printk("conn=%s qpn=%u cq_id=%u seq=%llu rtt_ns=%llu", __get_str(name),
@@ -151,16 +151,16 @@ TRACE_EVENT(cqn_rtt,
 TRACE_EVENT(cqn_wc_error,
 	    TP_PROTO(const struct cqn_conn *conn, const struct ib_wc *wc, const char *what),
 	    TP_ARGS(conn, wc, what),
-	    TP_STRUCT__entry(__string(name, conn->cq.name)
+	    TP_STRUCT__entry(__string(name, conn->cq->name)
 			     __field(u32, qpn)
 			     __field(u32, cq_id)
 			     __string(what, what)
 			     __field(int, status)
 			     __string(status_name, ib_wc_status_msg(wc->status))
 			     __field(u32, vendor_err)),
-	    TP_fast_assign(cqn_assign_str(name, conn->cq.name);
+	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
 			   __entry->qpn = conn->qp->qp_num;
-			   __entry->cq_id = conn->cq.cq->res.id;
+			   __entry->cq_id = conn->cq->cq->res.id;
 			   cqn_assign_str(what, what);
 			   __entry->status = wc->status;
 			   cqn_assign_str(status_name, ib_wc_status_msg(wc->status));
@@ -174,15 +174,15 @@ TRACE_EVENT(cqn_conn_state,
 	    TP_PROTO(const struct cqn_conn *conn, const char *from, const char *to,
 		     const char *reason),
 	    TP_ARGS(conn, from, to, reason),
-	    TP_STRUCT__entry(__string(name, conn->cq.name)
+	    TP_STRUCT__entry(__string(name, conn->cq->name)
 			     __field(u32, qpn)
 			     __field(u32, cq_id)
 			     __string(from, from)
 			     __string(to, to)
 			     __string(reason, reason)),
-	    TP_fast_assign(cqn_assign_str(name, conn->cq.name);
+	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
 			   __entry->qpn = conn->qp->qp_num;
-			   __entry->cq_id = conn->cq.cq->res.id;
+			   __entry->cq_id = conn->cq->cq->res.id;
 			   cqn_assign_str(from, from);
 			   cqn_assign_str(to, to);
 			   cqn_assign_str(reason, reason);),

@@ -3,7 +3,7 @@
  * cqnotify core: the objects every part of the module shares, and the lock order.
  *
  * An endpoint (a configfs directory) owns its connections; a connection owns
- * an RC QP, its buffers and a CQ engine (struct cqn_cq), which is the only
+ * an RC QP, its buffers and a CQ engine (struct cqn_cq, src/cq.h), the only
  * place that knows how completions are learned and hands each one to the
  * connection through wr_cqe->done.
  *
@@ -67,18 +67,6 @@ struct cqn_device {
 };
 
 /**
- * enum cqn_moder_kind - how a CQ's completions are moderated
- * @CQN_MODER_OFF: every completion wakes the consumer
- * @CQN_MODER_HW: the device moderates (rdma_set_cq_moderation())
- * @CQN_MODER_SW: the engine holds completions back (src/cq.c)
- */
-enum cqn_moder_kind {
-	CQN_MODER_OFF,
-	CQN_MODER_HW,
-	CQN_MODER_SW,
-};
-
-/**
  * struct cqn_cq_owner - what the CQ engine needs from the connection it serves
  * @fatal: the CQ reported an asynchronous error; called in any context
  * @need_any: solicited_only: may the CQ be armed for solicited completions
@@ -93,153 +81,7 @@ struct cqn_cq_owner {
 	bool (*busy)(void *owner);
 };
 
-/**
- * struct cqn_cq - a CQ and the engine that learns about its completions
- * @cq: the verbs CQ
- * @name: "<endpoint>.<connection>", for threads, logs and trace events
- * @core: allocated by ib_alloc_cq(); the RDMA core polls it
- * @has_resize: the provider implements resize_cq
- * @has_modify: the provider implements modify_cq
- * @max_moder_count: the device's moderation count limit
- * @max_moder_period: the device's moderation period limit, microseconds
- * @max_cqe: the device's CQ size limit
- * @comp_vector: the completion vector the CQ was created on (debugfs stats)
- * @stats: where the engine counts (the connection's block)
- * @ops: the owner's callbacks
- * @owner: their argument
- * @mode: enum cqn_cq_mode this engine runs in (changed only while quiesced)
- * @poll_cpu: poll mode: CPU of the polling thread, -1 for any
- * @solicited_only: arm for solicited completions when the owner allows
- * @window_max_us: adaptive mode: longest polling window
- * @watchdog_ms: silent-CQ watchdog period, 0 for off
- * @max_events_per_ms: event storm threshold, 0 for off
- * @moder_kind: enum cqn_moder_kind in effect
- * @moder: the moderation in effect
- * @moder_req: the moderation asked for (cq_count, cq_period)
- * @moder_ignored: moderation was asked for in a mode where software
- *	moderation does not run (and the device has no modify_cq)
- * @moder_adaptive: adaptive_moderation: the engine picks @moder
- * @moder_level: adaptive moderation's level in its profile table
- * @core_handler: core modes: the core's comp_handler, called after counting
- * @has_dim: core modes: the core runs its DIM on this CQ (cqn_core_dim());
- *	cleared under @lock before the CQ is freed
- * @dim_level: the level of the core's DIM the comp_handler saw last; a new
- *	one counts in ``core_dim_changes``
- * @dim_moved: the comp_handler saw the core's DIM leave its first level
- * @work: event and adaptive modes: processes the CQ after an event
- * @poller: poll mode: the busy-polling thread
- * @timer: software moderation: wakes the consumer when the period runs out
- * @stopping: set before teardown; handlers then do nothing
- * @draining: teardown's drain is under way: the work item polls the CQ on
- *	@fb_timer instead of arming it, so the drain never waits for an event
- * @paused: set while a live change is applied; handlers then do nothing
- * @from_event: the next run of @work was started by an event
- * @event_ns: when the event that started the next run of @work arrived
- * @window_us: adaptive mode: the current polling window
- * @window_start_ns: adaptive mode: when the last window started
- * @sample_ns: adaptive moderation: start of the current sample
- * @sample_done: adaptive moderation: completions in the sample
- * @sample_wakeups: adaptive moderation: wakeups in the sample
- * @watchdog: the silent-CQ watchdog, every @watchdog_ms
- * @last_done_ns: when completions were last handed over
- * @wd_fired: the watchdog found the CQ silent; the work item falls back
- * @storm: the comp_handler saw more than @max_events_per_ms events in a ms
- * @storm_start_ns: start of the comp_handler's current millisecond
- * @storm_events: events in it
- * @fallback: polling on @fb_timer instead of arming (watchdog or storm)
- * @fb_cause: why the current fallback began, "watchdog" or "storm"
- * @fb_entered_ns: when it began
- * @fb_start_ns: start of the current fallback sample
- * @fb_done: completions in it
- * @fb_until_ns: earliest end of the fallback
- * @fb_timer: fallback: the next poll
- * @drop_events: fault injection: swallow this many events
- * @arm_delay_us: fault injection: a wakeup of the event and adaptive modes
- *	waits this long between its last empty poll and the arm, so the next
- *	completion lands in the window the arm's missed-event report covers
- * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
- *	so teardown cannot count on its drain requests completing
- * @lock: protects the staging ring and @timer_armed; every ib_poll_cq() of
- *	an own-mode CQ happens under it, so completions keep their order
- * @stage: software moderation: completions taken from the CQ, not yet
- *	handed to the owner (a ring of CQN_SW_MODER_MAX_COUNT)
- * @stage_head: first entry of @stage
- * @stage_n: entries in @stage
- * @stage_first_ns: when the oldest staged completion was taken
- * @timer_armed: @timer is queued
- * @wcs: the poll array of the one context that processes the CQ (the work
- *	item never runs twice at once; the poll thread is alone)
- */
-struct cqn_cq {
-	struct ib_cq *cq;
-	char name[40];
-	bool core;
-	bool has_resize;
-	bool has_modify;
-	u16 max_moder_count;
-	u16 max_moder_period;
-	int max_cqe;
-	int comp_vector;
-	struct cqn_stats *stats;
-	const struct cqn_cq_owner *ops;
-	void *owner;
-
-	u32 mode;
-	s32 poll_cpu;
-	bool solicited_only;
-	u32 window_max_us;
-	u32 watchdog_ms;
-	u32 max_events_per_ms;
-	u32 moder_kind;
-	struct cqn_moder moder;
-	struct cqn_moder moder_req;
-	bool moder_ignored;
-	bool moder_adaptive;
-	unsigned int moder_level;
-	void (*core_handler)(struct ib_cq *cq, void *ctx);
-	bool has_dim;
-	u8 dim_level;
-	bool dim_moved;
-
-	struct work_struct work;
-	struct task_struct *poller;
-	struct hrtimer timer;
-	bool stopping;
-	bool draining;
-	bool paused;
-	bool from_event;
-	u64 event_ns;
-	u32 window_us;
-	u64 window_start_ns;
-	u64 sample_ns;
-	u64 sample_done;
-	u64 sample_wakeups;
-	struct delayed_work watchdog;
-	u64 last_done_ns;
-	bool wd_fired;
-	bool storm;
-	u64 storm_start_ns;
-	u32 storm_events;
-	bool fallback;
-	const char *fb_cause;
-	u64 fb_entered_ns;
-	u64 fb_start_ns;
-	u64 fb_done;
-	u64 fb_until_ns;
-	struct hrtimer fb_timer;
-	atomic_t drop_events;
-	u32 arm_delay_us;
-	bool overflowed;
-
-	/* protects the staging ring and timer_armed; held around ib_poll_cq() */
-	spinlock_t lock;
-	struct ib_wc *stage;
-	u32 stage_head;
-	u32 stage_n;
-	u64 stage_first_ns;
-	bool timer_armed;
-	struct ib_wc *wcs;
-};
+struct cqn_cq;
 
 /**
  * struct cqn_buf - one message buffer and its work request identity
@@ -278,9 +120,7 @@ struct cqn_drain {
  * @id: number within the endpoint, for names and comp_vector choice
  * @cm_id: its rdma_cm id
  * @pd: protection domain on the connection's device
- * @cq: the CQ engine serving both queues
- * @cq_depth: the configured CQ size last applied (ep->tune_lock); the CQ
- *	is smaller only when fault_cq_undersize made it so
+ * @cq: the CQ engine serving both queues (src/cq.c)
  * @qp: the RC QP (@cm_id->qp)
  * @msg_size: buffer size
  * @sbufs: send ring
@@ -319,8 +159,7 @@ struct cqn_conn {
 	u32 id;
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
-	struct cqn_cq cq;
-	u32 cq_depth;
+	struct cqn_cq *cq;
 	struct ib_qp *qp;
 	u32 msg_size;
 	struct cqn_buf *sbufs;
@@ -373,7 +212,7 @@ struct cqn_ep_knob_file {
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
  * @cfg: the configuration it runs (a copy taken at enable; live changes
- *	are copied in by cqn_config_copy_live())
+ *	are copied in as one struct cqn_cq_params, cfg.cq, under @tune_lock)
  * @enabled: running (the "enable" attribute)
  * @cm_id: server: the listening rdma_cm id; client: its connection's id
  * @cq_depth_actual: CQ entries the provider gave the newest connection
@@ -561,17 +400,17 @@ int cqn_conn_retune(struct cqn_conn *conn);
 int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 
 /* src/cq.c */
-int cqn_cq_create(struct cqn_cq *c, struct ib_device *ibdev, const struct cqn_config *cfg,
-		  u32 cqe, int comp_vector, struct cqn_stats *stats, const char *name,
-		  const struct cqn_cq_owner *ops, void *owner);
+struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params *p,
+			     u32 cqe, int comp_vector, struct cqn_stats *stats,
+			     const char *name, const struct cqn_cq_owner *ops, void *owner);
 int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_drain_begin(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
-int cqn_cq_set_mode(struct cqn_cq *c, u32 mode);
-int cqn_cq_set_moderation(struct cqn_cq *c, u32 cq_count, u32 cq_period, bool adaptive);
-int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted);
-void cqn_cq_set_tuning(struct cqn_cq *c, const struct cqn_config *cfg);
+int cqn_cq_reconfigure(struct cqn_cq *c, const struct cqn_cq_params *p, u32 max_posted);
+struct ib_cq *cqn_cq_ib(struct cqn_cq *c);
+u32 cqn_cq_mode(struct cqn_cq *c);
+int cqn_cq_comp_vector(struct cqn_cq *c);
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
 u32 cqn_cq_window_us(struct cqn_cq *c);
 void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n);

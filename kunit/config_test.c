@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/in.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 
 #include "cqn_config.h"
@@ -28,9 +29,9 @@ static void cqn_config_test_cq_depth_rule(struct kunit *test)
 	cqn_config_defaults(&cfg);
 	cfg.send_depth = 100;
 	cfg.recv_depth = 27;
-	cfg.cq_depth = 128;
+	cfg.cq.cq_depth = 128;
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
-	cfg.cq_depth = 127;
+	cfg.cq.cq_depth = 127;
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "cq_depth 127"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "= 128"));
@@ -49,10 +50,10 @@ static void cqn_config_test_cq_depth_rule_at_max(struct kunit *test)
 	cfg.msg_size = 1;
 	cfg.send_depth = CQN_DEPTH_MAX;
 	cfg.recv_depth = CQN_DEPTH_MAX;
-	cfg.cq_depth = 2 * CQN_DEPTH_MAX + 1;
-	KUNIT_EXPECT_LE(test, cfg.cq_depth, (u32)CQN_CQ_DEPTH_MAX);
+	cfg.cq.cq_depth = 2 * CQN_DEPTH_MAX + 1;
+	KUNIT_EXPECT_LE(test, cfg.cq.cq_depth, (u32)CQN_CQ_DEPTH_MAX);
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
-	cfg.cq_depth = 2 * CQN_DEPTH_MAX;
+	cfg.cq.cq_depth = 2 * CQN_DEPTH_MAX;
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
 }
 
@@ -72,7 +73,7 @@ static void cqn_config_test_buffer_limit(struct kunit *test)
 	/* The largest depths with the largest message cannot overflow u64 maths. */
 	cfg.send_depth = CQN_DEPTH_MAX;
 	cfg.recv_depth = CQN_DEPTH_MAX;
-	cfg.cq_depth = CQN_CQ_DEPTH_MAX;
+	cfg.cq.cq_depth = CQN_CQ_DEPTH_MAX;
 	KUNIT_EXPECT_EQ(test, cqn_config_buf_bytes(&cfg), 2ULL * CQN_DEPTH_MAX * CQN_MSG_SIZE_MAX);
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -ERANGE);
 }
@@ -135,6 +136,56 @@ static void cqn_config_test_reconnect_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_reconnect_delay_ms(CQN_RECONNECT_ATTEMPTS), CQN_RECONNECT_MAX_MS);
 }
 
+/* The live set is struct cqn_cq_params: each member live, nothing else. */
+static void cqn_config_test_live_set(struct kunit *test)
+{
+	static const size_t live[] = {
+		offsetof(struct cqn_config, cq.cq_depth),
+		offsetof(struct cqn_config, cq.cq_mode),
+		offsetof(struct cqn_config, cq.cq_count),
+		offsetof(struct cqn_config, cq.cq_period),
+		offsetof(struct cqn_config, cq.adaptive_moderation),
+		offsetof(struct cqn_config, cq.poll_cpu),
+		offsetof(struct cqn_config, cq.poll_window_max_us),
+		offsetof(struct cqn_config, cq.solicited_only),
+		offsetof(struct cqn_config, cq.watchdog_ms),
+		offsetof(struct cqn_config, cq.max_events_per_ms),
+	};
+	static const size_t fixed[] = {
+		offsetof(struct cqn_config, role),
+		offsetof(struct cqn_config, addr),
+		offsetof(struct cqn_config, port),
+		offsetof(struct cqn_config, msg_size),
+		offsetof(struct cqn_config, send_depth),
+		offsetof(struct cqn_config, recv_depth),
+		offsetof(struct cqn_config, max_conns),
+		offsetof(struct cqn_config, workload),
+		offsetof(struct cqn_config, queue_depth),
+		offsetof(struct cqn_config, iterations),
+		offsetof(struct cqn_config, duration_ms),
+		offsetof(struct cqn_config, verify),
+		offsetof(struct cqn_config, rate),
+		offsetof(struct cqn_config, reconnect),
+	};
+	struct cqn_config a, b;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(live); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, cqn_config_is_live(live[i]), "live[%u]", i);
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, cqn_config_is_live(fixed[i]), "fixed[%u]", i);
+	/* One assignment carries the whole live set and nothing else. */
+	cqn_config_defaults(&a);
+	cqn_config_defaults(&b);
+	b.cq.cq_count = 16;
+	b.cq.watchdog_ms = 7;
+	b.max_conns = 3;
+	a.cq = b.cq;
+	KUNIT_EXPECT_EQ(test, a.cq.cq_count, 16U);
+	KUNIT_EXPECT_EQ(test, a.cq.watchdog_ms, 7U);
+	KUNIT_EXPECT_NE(test, a.max_conns, 3U);
+}
+
 static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_defaults_valid),
 	KUNIT_CASE(cqn_config_test_cq_depth_rule),
@@ -143,6 +194,7 @@ static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_client_rules),
 	KUNIT_CASE(cqn_config_test_ipv6_any_client),
 	KUNIT_CASE(cqn_config_test_reconnect_delay),
+	KUNIT_CASE(cqn_config_test_live_set),
 	{}
 };
 

@@ -70,10 +70,10 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->msg_size = 4096;
 	cfg->send_depth = 64;
 	cfg->recv_depth = 64;
-	cfg->cq_depth = 256;
-	cfg->cq_mode = CQN_CQ_EVENT;
-	cfg->poll_cpu = -1;
-	cfg->poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
+	cfg->cq.cq_depth = 256;
+	cfg->cq.cq_mode = CQN_CQ_EVENT;
+	cfg->cq.poll_cpu = -1;
+	cfg->cq.poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
 	cfg->max_conns = 16;
 	cfg->workload = CQN_WL_PINGPONG;
 	cfg->queue_depth = 16;
@@ -150,9 +150,9 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 {
 	u64 need = (u64)cfg->send_depth + cfg->recv_depth + 1;
 
-	if (cfg->cq_depth < need) {
+	if (cfg->cq.cq_depth < need) {
 		snprintf(why, len, "cq_depth %u < send_depth + recv_depth + 1 = %llu",
-			 cfg->cq_depth, need);
+			 cfg->cq.cq_depth, need);
 		return -EINVAL;
 	}
 	if (cqn_config_buf_bytes(cfg) > CQN_CONN_BUF_MAX) {
@@ -206,29 +206,20 @@ u32 cqn_reconnect_delay_ms(u32 attempt)
 EXPORT_SYMBOL_GPL(cqn_reconnect_delay_ms);
 
 /**
- * cqn_config_copy_live() - take the live-tunable attributes of @src
- * @dst: the configuration a running endpoint reads (its handlers may read
- *	it meanwhile: each field is written once)
- * @src: the new configuration
+ * cqn_config_is_live() - may the attribute at @offset change while enabled?
+ * @offset: where the attribute is in struct cqn_config
  *
- * The live-tunable attributes are cq_mode, cq_count, cq_period,
- * adaptive_moderation, cq_depth, poll_cpu, poll_window_max_us,
- * solicited_only, watchdog_ms and max_events_per_ms; the others need the
- * endpoint disabled.
+ * The live-tunable attributes are the members of struct cqn_cq_params
+ * (cqn_config.cq): cq_depth, cq_mode, cq_count, cq_period,
+ * adaptive_moderation, poll_cpu, poll_window_max_us, solicited_only,
+ * watchdog_ms and max_events_per_ms. The others need the endpoint disabled.
  *
  * Context: any.
+ * Return: true for a member of cqn_config.cq.
  */
-void cqn_config_copy_live(struct cqn_config *dst, const struct cqn_config *src)
+bool cqn_config_is_live(size_t offset)
 {
-	WRITE_ONCE(dst->cq_mode, src->cq_mode);
-	WRITE_ONCE(dst->cq_count, src->cq_count);
-	WRITE_ONCE(dst->cq_period, src->cq_period);
-	WRITE_ONCE(dst->adaptive_moderation, src->adaptive_moderation);
-	WRITE_ONCE(dst->cq_depth, src->cq_depth);
-	WRITE_ONCE(dst->poll_cpu, src->poll_cpu);
-	WRITE_ONCE(dst->poll_window_max_us, src->poll_window_max_us);
-	WRITE_ONCE(dst->solicited_only, src->solicited_only);
-	WRITE_ONCE(dst->watchdog_ms, src->watchdog_ms);
-	WRITE_ONCE(dst->max_events_per_ms, src->max_events_per_ms);
+	return offset >= offsetof(struct cqn_config, cq) &&
+	       offset < offsetof(struct cqn_config, cq) + sizeof(struct cqn_cq_params);
 }
-EXPORT_SYMBOL_GPL(cqn_config_copy_live);
+EXPORT_SYMBOL_GPL(cqn_config_is_live);

@@ -104,7 +104,7 @@ enum cqn_attr_kind {
  * @n: CQN_ATTR_CHOICE: how many of them
  * @offset: where the value is in struct cqn_config
  * @in_cfg: @offset is valid; the default comes from cqn_config_defaults()
- * @live: writable while enabled
+ *	(and whether it is live from cqn_config_is_live())
  */
 struct cqn_attr_info {
 	const char *name;
@@ -115,7 +115,6 @@ struct cqn_attr_info {
 	const unsigned int *n;
 	size_t offset;
 	bool in_cfg;
-	bool live;
 };
 
 static inline struct cqn_ep_dir *to_cqn_ep_dir(struct config_item *item)
@@ -150,13 +149,14 @@ static void cqn_ep_write_field(struct cqn_config *cfg, size_t offset, const void
 
 /*
  * Store a parsed value into the configuration. Idle: it is simply stored
- * (rules between attributes are checked at enable). Enabled: only a @live
- * attribute may change; the configuration it makes must pass the enable
- * rules and the mode-switch rule, and the service applies it to every
- * connection; if that fails, the old value comes back everywhere.
+ * (rules between attributes are checked at enable). Enabled: only a live
+ * attribute (cqn_config_is_live()) may change; the configuration it makes
+ * must pass the enable rules and the mode-switch rule, and the service
+ * applies it to every connection; if that fails, the old value comes back
+ * everywhere.
  */
-static ssize_t cqn_dir_commit(struct cqn_ep_dir *dir, const char *attr, bool live,
-			      size_t offset, const void *v, size_t size, size_t count)
+static ssize_t cqn_dir_commit(struct cqn_ep_dir *dir, const char *attr, size_t offset,
+			      const void *v, size_t size, size_t count)
 {
 	struct cqn_config next;
 	char why[CQN_ERR_LEN], old[sizeof(u32)];
@@ -168,7 +168,7 @@ static ssize_t cqn_dir_commit(struct cqn_ep_dir *dir, const char *attr, bool liv
 		cqn_ep_write_field(&dir->cfg, offset, v, size);
 		goto out;
 	}
-	if (!live) {
+	if (!cqn_config_is_live(offset)) {
 		pr_info_ratelimited("%s: %s cannot change while enabled\n",
 				    cqn_dir_name(dir), attr);
 		ret = -EBUSY;
@@ -182,11 +182,11 @@ static ssize_t cqn_dir_commit(struct cqn_ep_dir *dir, const char *attr, bool liv
 				    cqn_dir_name(dir), attr, why);
 		goto out;
 	}
-	ret = cqn_cq_mode_switch_check(dir->cfg.cq_mode, next.cq_mode);
+	ret = cqn_cq_mode_switch_check(dir->cfg.cq.cq_mode, next.cq.cq_mode);
 	if (ret) {
 		pr_info_ratelimited("%s: cq_mode %s -> %s needs new CQs: disable, change, enable\n",
-				    cqn_dir_name(dir), cqn_cq_mode_names[dir->cfg.cq_mode],
-				    cqn_cq_mode_names[next.cq_mode]);
+				    cqn_dir_name(dir), cqn_cq_mode_names[dir->cfg.cq.cq_mode],
+				    cqn_cq_mode_names[next.cq.cq_mode]);
 		goto out;
 	}
 	memcpy(old, (char *)&dir->cfg + offset, size);
@@ -208,7 +208,7 @@ out:
 }
 
 static ssize_t cqn_ep_store_u32(struct config_item *item, const char *attr, size_t offset,
-				const char *page, size_t count, u32 min, u32 max, bool live)
+				const char *page, size_t count, u32 min, u32 max)
 {
 	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	char expected[32];
@@ -220,7 +220,7 @@ static ssize_t cqn_ep_store_u32(struct config_item *item, const char *attr, size
 		snprintf(expected, sizeof(expected), "%u..%u", min, max);
 		return cqn_dir_bad_value(dir, attr, ret, expected);
 	}
-	return cqn_dir_commit(dir, attr, live, offset, &v, sizeof(v), count);
+	return cqn_dir_commit(dir, attr, offset, &v, sizeof(v), count);
 }
 
 static ssize_t cqn_ep_show_u32(struct config_item *item, size_t offset, char *page)
@@ -235,7 +235,7 @@ static ssize_t cqn_ep_show_u32(struct config_item *item, size_t offset, char *pa
 }
 
 static ssize_t cqn_ep_store_bool(struct config_item *item, const char *attr, size_t offset,
-				 const char *page, size_t count, bool live)
+				 const char *page, size_t count)
 {
 	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	bool v;
@@ -244,7 +244,7 @@ static ssize_t cqn_ep_store_bool(struct config_item *item, const char *attr, siz
 	ret = cqn_parse_bool(page, count, &v);
 	if (ret)
 		return cqn_dir_bad_value(dir, attr, ret, "0 or 1");
-	return cqn_dir_commit(dir, attr, live, offset, &v, sizeof(v), count);
+	return cqn_dir_commit(dir, attr, offset, &v, sizeof(v), count);
 }
 
 static ssize_t cqn_ep_show_bool(struct config_item *item, size_t offset, char *page)
@@ -260,7 +260,7 @@ static ssize_t cqn_ep_show_bool(struct config_item *item, size_t offset, char *p
 
 static ssize_t cqn_ep_store_choice(struct config_item *item, const char *attr, size_t offset,
 				   const char *const *names, unsigned int n,
-				   const char *page, size_t count, bool live)
+				   const char *page, size_t count)
 {
 	struct cqn_ep_dir *dir = to_cqn_ep_dir(item);
 	unsigned int v;
@@ -271,7 +271,7 @@ static ssize_t cqn_ep_store_choice(struct config_item *item, const char *attr, s
 	if (ret)
 		return cqn_dir_bad_value(dir, attr, ret, "one of the documented names");
 	val = v;
-	return cqn_dir_commit(dir, attr, live, offset, &val, sizeof(val), count);
+	return cqn_dir_commit(dir, attr, offset, &val, sizeof(val), count);
 }
 
 static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
@@ -287,10 +287,10 @@ static ssize_t cqn_ep_show_choice(struct config_item *item, size_t offset,
 }
 
 /* show/store for a u32 field of struct cqn_config, range-checked */
-#define CQN_EP_U32_ATTR(name, _min, _max, _live)				\
+#define CQN_EP_U32_ATTR(name, field, _min, _max)				\
 static const struct cqn_attr_info cqn_ep_##name##_info = {			\
 	#name, CQN_ATTR_U32, _min, _max, NULL, NULL,				\
-	offsetof(struct cqn_config, name), true, _live };			\
+	offsetof(struct cqn_config, field), true };				\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
 	return cqn_ep_show_u32(item, cqn_ep_##name##_info.offset, page);	\
@@ -301,14 +301,14 @@ static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 	const struct cqn_attr_info *i = &cqn_ep_##name##_info;			\
 										\
 	return cqn_ep_store_u32(item, #name, i->offset, page, count,		\
-				i->min, i->max, i->live);			\
+				i->min, i->max);				\
 }
 
 /* show/store for a bool field of struct cqn_config: 0 or 1 */
-#define CQN_EP_BOOL_ATTR(name, _live)						\
+#define CQN_EP_BOOL_ATTR(name, field)						\
 static const struct cqn_attr_info cqn_ep_##name##_info = {			\
 	#name, CQN_ATTR_BOOL, 0, 1, NULL, NULL,					\
-	offsetof(struct cqn_config, name), true, _live };			\
+	offsetof(struct cqn_config, field), true };				\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
 	return cqn_ep_show_bool(item, cqn_ep_##name##_info.offset, page);	\
@@ -317,14 +317,14 @@ static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 				     const char *page, size_t count)		\
 {										\
 	return cqn_ep_store_bool(item, #name, cqn_ep_##name##_info.offset,	\
-				 page, count, cqn_ep_##name##_info.live);	\
+				 page, count);					\
 }
 
 /* show/store for a field of struct cqn_config holding one of cqn_ep_<name>_names */
-#define CQN_EP_CHOICE_ATTR(name, _n, _live)					\
+#define CQN_EP_CHOICE_ATTR(name, field, _n)					\
 static const struct cqn_attr_info cqn_ep_##name##_info = {			\
 	#name, CQN_ATTR_CHOICE, 0, 0, &cqn_ep_##name##_names, &(_n),		\
-	offsetof(struct cqn_config, name), true, _live };			\
+	offsetof(struct cqn_config, field), true };				\
 static ssize_t cqn_ep_##name##_show(struct config_item *item, char *page)	\
 {										\
 	return cqn_ep_show_choice(item, cqn_ep_##name##_info.offset,		\
@@ -335,8 +335,7 @@ static ssize_t cqn_ep_##name##_store(struct config_item *item,			\
 {										\
 	return cqn_ep_store_choice(item, #name, cqn_ep_##name##_info.offset,	\
 				   cqn_ep_##name##_names, *cqn_ep_##name##_info.n,	\
-				   page, count,					\
-				   cqn_ep_##name##_info.live);			\
+				   page, count);					\
 }
 
 static const char *const *const cqn_ep_role_names = cqn_role_names;
@@ -344,49 +343,49 @@ static const char *const *const cqn_ep_cq_mode_names = cqn_cq_mode_names;
 static const char *const *const cqn_ep_workload_names = cqn_workload_names;
 static const unsigned int cqn_ep_cq_mode_count = CQN_CQ_MODE_COUNT;
 
-CQN_EP_CHOICE_ATTR(role, cqn_role_count, false)
+CQN_EP_CHOICE_ATTR(role, role, cqn_role_count)
 CONFIGFS_ATTR(cqn_ep_, role);
-CQN_EP_CHOICE_ATTR(cq_mode, cqn_ep_cq_mode_count, true)
+CQN_EP_CHOICE_ATTR(cq_mode, cq.cq_mode, cqn_ep_cq_mode_count)
 CONFIGFS_ATTR(cqn_ep_, cq_mode);
-CQN_EP_CHOICE_ATTR(workload, cqn_workload_count, false)
+CQN_EP_CHOICE_ATTR(workload, workload, cqn_workload_count)
 CONFIGFS_ATTR(cqn_ep_, workload);
-CQN_EP_U32_ATTR(port, 1, 65535, false)
+CQN_EP_U32_ATTR(port, port, 1, 65535)
 CONFIGFS_ATTR(cqn_ep_, port);
-CQN_EP_U32_ATTR(msg_size, 1, CQN_MSG_SIZE_MAX, false)
+CQN_EP_U32_ATTR(msg_size, msg_size, 1, CQN_MSG_SIZE_MAX)
 CONFIGFS_ATTR(cqn_ep_, msg_size);
-CQN_EP_U32_ATTR(send_depth, 1, CQN_DEPTH_MAX, false)
+CQN_EP_U32_ATTR(send_depth, send_depth, 1, CQN_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, send_depth);
-CQN_EP_U32_ATTR(recv_depth, 1, CQN_DEPTH_MAX, false)
+CQN_EP_U32_ATTR(recv_depth, recv_depth, 1, CQN_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, recv_depth);
-CQN_EP_U32_ATTR(cq_depth, 1, CQN_CQ_DEPTH_MAX, true)
+CQN_EP_U32_ATTR(cq_depth, cq.cq_depth, 1, CQN_CQ_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, cq_depth);
-CQN_EP_U32_ATTR(cq_count, 0, U16_MAX, true)
+CQN_EP_U32_ATTR(cq_count, cq.cq_count, 0, U16_MAX)
 CONFIGFS_ATTR(cqn_ep_, cq_count);
-CQN_EP_U32_ATTR(cq_period, 0, U16_MAX, true)
+CQN_EP_U32_ATTR(cq_period, cq.cq_period, 0, U16_MAX)
 CONFIGFS_ATTR(cqn_ep_, cq_period);
-CQN_EP_BOOL_ATTR(adaptive_moderation, true)
+CQN_EP_BOOL_ATTR(adaptive_moderation, cq.adaptive_moderation)
 CONFIGFS_ATTR(cqn_ep_, adaptive_moderation);
-CQN_EP_U32_ATTR(poll_window_max_us, 0, CQN_POLL_WINDOW_MAX_US, true)
+CQN_EP_U32_ATTR(poll_window_max_us, cq.poll_window_max_us, 0, CQN_POLL_WINDOW_MAX_US)
 CONFIGFS_ATTR(cqn_ep_, poll_window_max_us);
-CQN_EP_BOOL_ATTR(solicited_only, true)
+CQN_EP_BOOL_ATTR(solicited_only, cq.solicited_only)
 CONFIGFS_ATTR(cqn_ep_, solicited_only);
-CQN_EP_U32_ATTR(watchdog_ms, 0, CQN_WATCHDOG_MS_MAX, true)
+CQN_EP_U32_ATTR(watchdog_ms, cq.watchdog_ms, 0, CQN_WATCHDOG_MS_MAX)
 CONFIGFS_ATTR(cqn_ep_, watchdog_ms);
-CQN_EP_U32_ATTR(max_events_per_ms, 0, CQN_EVENTS_PER_MS_MAX, true)
+CQN_EP_U32_ATTR(max_events_per_ms, cq.max_events_per_ms, 0, CQN_EVENTS_PER_MS_MAX)
 CONFIGFS_ATTR(cqn_ep_, max_events_per_ms);
-CQN_EP_U32_ATTR(max_conns, 1, CQN_MAX_CONNS_MAX, false)
+CQN_EP_U32_ATTR(max_conns, max_conns, 1, CQN_MAX_CONNS_MAX)
 CONFIGFS_ATTR(cqn_ep_, max_conns);
-CQN_EP_U32_ATTR(queue_depth, 1, CQN_DEPTH_MAX, false)
+CQN_EP_U32_ATTR(queue_depth, queue_depth, 1, CQN_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, queue_depth);
-CQN_EP_U32_ATTR(iterations, 0, U32_MAX, false)
+CQN_EP_U32_ATTR(iterations, iterations, 0, U32_MAX)
 CONFIGFS_ATTR(cqn_ep_, iterations);
-CQN_EP_U32_ATTR(duration_ms, 0, CQN_DURATION_MS_MAX, false)
+CQN_EP_U32_ATTR(duration_ms, duration_ms, 0, CQN_DURATION_MS_MAX)
 CONFIGFS_ATTR(cqn_ep_, duration_ms);
-CQN_EP_BOOL_ATTR(verify, false)
+CQN_EP_BOOL_ATTR(verify, verify)
 CONFIGFS_ATTR(cqn_ep_, verify);
-CQN_EP_U32_ATTR(rate, 0, CQN_RATE_MAX, false)
+CQN_EP_U32_ATTR(rate, rate, 0, CQN_RATE_MAX)
 CONFIGFS_ATTR(cqn_ep_, rate);
-CQN_EP_BOOL_ATTR(reconnect, false)
+CQN_EP_BOOL_ATTR(reconnect, reconnect)
 CONFIGFS_ATTR(cqn_ep_, reconnect);
 
 static ssize_t cqn_ep_poll_cpu_show(struct config_item *item, char *page)
@@ -395,7 +394,7 @@ static ssize_t cqn_ep_poll_cpu_show(struct config_item *item, char *page)
 	s32 v;
 
 	mutex_lock(&dir->lock);
-	v = dir->cfg.poll_cpu;
+	v = dir->cfg.cq.poll_cpu;
 	mutex_unlock(&dir->lock);
 	return sysfs_emit(page, "%d\n", v);
 }
@@ -413,8 +412,8 @@ static ssize_t cqn_ep_poll_cpu_store(struct config_item *item, const char *page,
 		ret = -EINVAL;
 	if (ret)
 		return cqn_dir_bad_value(dir, "poll_cpu", ret, expected);
-	return cqn_dir_commit(dir, "poll_cpu", true, offsetof(struct cqn_config, poll_cpu),
-			     &v, sizeof(v), count);
+	return cqn_dir_commit(dir, "poll_cpu", offsetof(struct cqn_config, cq.poll_cpu), &v,
+			      sizeof(v), count);
 }
 CONFIGFS_ATTR(cqn_ep_, poll_cpu);
 
@@ -576,8 +575,8 @@ static const unsigned int cqn_ep_state_count = CQN_EP_STATE_COUNT;
 static const struct cqn_attr_info cqn_ep_addr_info = {
 	"addr", CQN_ATTR_ADDR, .offset = offsetof(struct cqn_config, addr), .in_cfg = true };
 static const struct cqn_attr_info cqn_ep_poll_cpu_info = {
-	"poll_cpu", CQN_ATTR_CPU, .offset = offsetof(struct cqn_config, poll_cpu), .in_cfg = true,
-	.live = true };
+	"poll_cpu", CQN_ATTR_CPU, .offset = offsetof(struct cqn_config, cq.poll_cpu),
+	.in_cfg = true };
 static const struct cqn_attr_info cqn_ep_enable_info = { "enable", CQN_ATTR_BOOL, 0, 1 };
 static const struct cqn_attr_info cqn_ep_state_info = {
 	"state", CQN_ATTR_RO, .names = &cqn_ep_states, .n = &cqn_ep_state_count };
@@ -669,6 +668,7 @@ static int cqn_attr_describe(const struct cqn_attr_info *a, const struct cqn_con
 	const void *field = (const char *)def + a->offset;
 	char dflt[64] = "-";
 	unsigned int i;
+	bool live;
 	int n;
 
 	n = scnprintf(buf, len, "%s %s ", a->name, kinds[a->kind]);
@@ -706,7 +706,8 @@ static int cqn_attr_describe(const struct cqn_attr_info *a, const struct cqn_con
 			strscpy(dflt, (*a->names)[*(const u32 *)field], sizeof(dflt));
 		break;
 	}
-	n += scnprintf(buf + n, len - n, " %s %s\n", dflt, a->live ? "live" : "-");
+	live = a->in_cfg && cqn_config_is_live(a->offset);
+	n += scnprintf(buf + n, len - n, " %s %s\n", dflt, live ? "live" : "-");
 	return n;
 }
 

@@ -401,6 +401,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	struct ib_qp_init_attr qp_attr = {};
 	struct cqn_conn *conn;
 	char name[40];
+	struct cqn_cq_params params;
 	u32 i, cqe;
 	int ret;
 
@@ -444,30 +445,34 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	conn->id = ep->next_conn_id++;
 	spin_unlock_irq(&ep->state_lock);
 	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
-	conn->cq_depth = READ_ONCE(cfg->cq_depth);
+	mutex_lock(&ep->tune_lock);
+	params = ep->cfg.cq;
+	mutex_unlock(&ep->tune_lock);
 	/*
 	 * Fault injection bypasses the sizing rule for this one connection;
-	 * conn->cq_depth keeps the configured size, so that catching up with
+	 * the engine keeps the configured cq_depth, so that catching up with
 	 * the configuration (cqn_conn_publish()) does not resize it away.
 	 */
 	cqe = atomic_xchg(&ep->fault_cq_undersize, 0);
 	if (cqe)
 		pr_info("%s: fault injection: CQ size %u instead of cq_depth %u\n",
-			name, cqe, conn->cq_depth);
+			name, cqe, params.cq_depth);
 	else
-		cqe = conn->cq_depth;
-	ret = cqn_cq_create(&conn->cq, cm_id->device, cfg, cqe,
-			    conn->id % max(cm_id->device->num_comp_vectors, 1),
-			    &conn->stats, name, &cqn_conn_cq_owner, conn);
-	if (ret)
+		cqe = params.cq_depth;
+	conn->cq = cqn_cq_create(cm_id->device, &params, cqe,
+				 conn->id % max(cm_id->device->num_comp_vectors, 1),
+				 &conn->stats, name, &cqn_conn_cq_owner, conn);
+	if (IS_ERR(conn->cq)) {
+		ret = PTR_ERR(conn->cq);
 		goto err_pd;
+	}
 	/* The provider may round the size up; show what it gave. */
-	WRITE_ONCE(ep->cq_depth_actual, conn->cq.cq->cqe);
+	WRITE_ONCE(ep->cq_depth_actual, cqn_cq_ib(conn->cq)->cqe);
 
 	qp_attr.event_handler = cqn_conn_qp_event;
 	qp_attr.qp_context = conn;
-	qp_attr.send_cq = conn->cq.cq;
-	qp_attr.recv_cq = conn->cq.cq;
+	qp_attr.send_cq = cqn_cq_ib(conn->cq);
+	qp_attr.recv_cq = cqn_cq_ib(conn->cq);
 	/* One extra entry on each queue for the drain request of teardown. */
 	qp_attr.cap.max_send_wr = conn->nsend + 1;
 	qp_attr.cap.max_recv_wr = conn->nrecv + 1;
@@ -484,7 +489,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	if (ret)
 		goto err_qp;
 
-	ret = cqn_cq_start(&conn->cq);
+	ret = cqn_cq_start(conn->cq);
 	if (ret)
 		goto err_rbufs;
 
@@ -499,16 +504,16 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	return conn;
 
 err_drain:
-	cqn_cq_drain_begin(&conn->cq);
+	cqn_cq_drain_begin(conn->cq);
 	cqn_conn_drain_bounded(conn);
-	cqn_cq_stop(&conn->cq);
+	cqn_cq_stop(conn->cq);
 err_rbufs:
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
 	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
 err_qp:
 	rdma_destroy_qp(cm_id);
 err_cq:
-	cqn_cq_destroy(&conn->cq);
+	cqn_cq_destroy(conn->cq);
 err_pd:
 	ib_dealloc_pd(conn->pd);
 err_arrays:
@@ -573,9 +578,9 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	hrtimer_cancel(&conn->pace_timer);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
-	cqn_cq_drain_begin(&conn->cq);
+	cqn_cq_drain_begin(conn->cq);
 	cqn_conn_drain_bounded(conn);
-	cqn_cq_stop(&conn->cq);
+	cqn_cq_stop(conn->cq);
 	cqn_conn_count_lost(conn);
 	trace_cqn_conn_state(conn, "closing", "closed", "drained");
 	cqn_debugfs_conn_destroy(conn);
@@ -584,7 +589,7 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	 * The CQ goes before the buffers: after a drain that gave up, a core
 	 * mode's CQ could still hand a late completion to a buffer's done().
 	 */
-	cqn_cq_destroy(&conn->cq);
+	cqn_cq_destroy(conn->cq);
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
 	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
 	ib_dealloc_pd(conn->pd);
@@ -646,42 +651,21 @@ int cqn_conn_publish(struct cqn_conn *conn)
  * cqn_conn_retune() - make the connection's CQ engine match the configuration
  * @conn: the connection
  *
- * Applies the live-tunable attributes (cq_mode, cq_count, cq_period,
- * adaptive_moderation, cq_depth, poll_cpu, poll_window_max_us,
- * solicited_only, watchdog_ms, max_events_per_ms) that differ from what the
- * engine runs with. Idempotent.
+ * Hands the live-tunable attributes (ep->cfg.cq) to the engine, which
+ * takes what differs from what it runs with (cqn_cq_reconfigure()).
+ * Idempotent.
  *
  * Context: process context, ep->tune_lock held.
  * Return: 0 or the first -errno; what failed keeps its previous setting.
  */
 int cqn_conn_retune(struct cqn_conn *conn)
 {
-	const struct cqn_config *cfg = &conn->ep->cfg;
-	struct cqn_cq *c = &conn->cq;
-	u32 depth = READ_ONCE(cfg->cq_depth);
-	u32 count = READ_ONCE(cfg->cq_count), period = READ_ONCE(cfg->cq_period);
-	bool adaptive = READ_ONCE(cfg->adaptive_moderation);
 	int ret;
 
 	lockdep_assert_held(&conn->ep->tune_lock);
-	cqn_cq_set_tuning(c, cfg);
-	ret = cqn_cq_set_mode(c, READ_ONCE(cfg->cq_mode));
-	if (ret)
-		return ret;
-	if (adaptive != c->moder_adaptive || c->moder_req.count != count ||
-	    c->moder_req.period_us != period) {
-		ret = cqn_cq_set_moderation(c, count, period, adaptive);
-		if (ret)
-			return ret;
-	}
-	if (depth != conn->cq_depth) {
-		ret = cqn_cq_resize(c, depth, conn->nsend + conn->nrecv + 1);
-		if (ret)
-			return ret;
-		conn->cq_depth = depth;
-		WRITE_ONCE(conn->ep->cq_depth_actual, c->cq->cqe);
-	}
-	return 0;
+	ret = cqn_cq_reconfigure(conn->cq, &conn->ep->cfg.cq, conn->nsend + conn->nrecv + 1);
+	WRITE_ONCE(conn->ep->cq_depth_actual, cqn_cq_ib(conn->cq)->cqe);
+	return ret;
 }
 
 /**

@@ -80,8 +80,8 @@ static void cqn_conn_get_ids(struct cqn_conn *conn, struct cqn_conn_ids *ids)
 	strscpy(ids->device, dev_name(&conn->cm_id->device->dev), sizeof(ids->device));
 	ids->ib_port = conn->cm_id->port_num;
 	ids->lqpn = conn->qp->qp_num;
-	ids->cqn = conn->cq.cq->res.id;
-	ids->comp_vector = conn->cq.comp_vector;
+	ids->cqn = cqn_cq_ib(conn->cq)->res.id;
+	ids->comp_vector = cqn_cq_comp_vector(conn->cq);
 }
 
 static void cqn_debugfs_print_ids(struct seq_file *m, const struct cqn_conn_ids *ids)
@@ -334,11 +334,11 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "peer %s\n", conn->peer);
 	cqn_conn_get_ids(conn, &ids);
 	cqn_debugfs_print_ids(m, &ids);
-	seq_printf(m, "cq_depth_actual %d\n", conn->cq.cq->cqe);
-	seq_printf(m, "cq_mode %s\n", cqn_cq_mode_names[READ_ONCE(conn->cq.mode)]);
-	cqn_cq_moderation_show(&conn->cq, moder, sizeof(moder));
+	seq_printf(m, "cq_depth_actual %d\n", cqn_cq_ib(conn->cq)->cqe);
+	seq_printf(m, "cq_mode %s\n", cqn_cq_mode_names[cqn_cq_mode(conn->cq)]);
+	cqn_cq_moderation_show(conn->cq, moder, sizeof(moder));
 	seq_printf(m, "moderation_effective %s\n", moder);
-	sum->poll_window_us = cqn_cq_window_us(&conn->cq);
+	sum->poll_window_us = cqn_cq_window_us(conn->cq);
 	cqn_stats_print(m, sum);
 	kfree(sum);
 	return 0;

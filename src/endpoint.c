@@ -154,7 +154,7 @@ void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
 	list_for_each_entry(conn, &ep->conns, node) {
 		cqn_stats_add_to(&conn->stats, sum);
 		sum->poll_window_us = max_t(u64, sum->poll_window_us,
-					    cqn_cq_window_us(&conn->cq));
+					    cqn_cq_window_us(conn->cq));
 	}
 	list_for_each_entry(conn, &ep->dead, node)
 		cqn_stats_add_to(&conn->stats, sum);
@@ -270,7 +270,7 @@ int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
 		n = scnprintf(buf, len, "off");
 	} else {
 		conn = list_last_entry(&ep->conns, struct cqn_conn, node);
-		n = cqn_cq_moderation_show(&conn->cq, buf, len);
+		n = cqn_cq_moderation_show(conn->cq, buf, len);
 	}
 	spin_unlock_irq(&ep->state_lock);
 	return n;
@@ -284,7 +284,7 @@ static void cqn_ep_set_each_cq(struct cqn_endpoint *ep, void (*set)(struct cqn_c
 
 	spin_lock_irq(&ep->state_lock);
 	list_for_each_entry(conn, &ep->conns, node)
-		set(&conn->cq, v);
+		set(conn->cq, v);
 	spin_unlock_irq(&ep->state_lock);
 }
 
@@ -330,7 +330,7 @@ int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n)
 
 	spin_lock_irq(&ep->state_lock);
 	list_for_each_entry(conn, &ep->conns, node) {
-		ret = cqn_cq_fault_spurious_events(&conn->cq, n);
+		ret = cqn_cq_fault_spurious_events(conn->cq, n);
 		if (ret)
 			break;
 	}

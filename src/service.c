@@ -50,7 +50,10 @@ static int cqn_service_retune(struct cqn_endpoint *ep, const struct cqn_config *
 	int ret = 0;
 
 	mutex_lock(&ep->lock);
-	cqn_config_copy_live(&ep->cfg, cfg);
+	/* New connections take their snapshot of it under tune_lock. */
+	mutex_lock(&ep->tune_lock);
+	ep->cfg.cq = cfg->cq;
+	mutex_unlock(&ep->tune_lock);
 	if (ep->enabled)
 		ret = cqn_ep_retune(ep);
 	mutex_unlock(&ep->lock);

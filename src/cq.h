@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CQ engine's private state, and what each of its files provides to the
+ * others. The rest of the module sees struct cqn_cq as an opaque handle
+ * (include/cqnotify.h); the tracepoints (src/trace.c) read its fields.
+ *
+ *   src/cq.c		lifecycle, the take/process/arm core, live changes
+ *   src/cq_event.c	the event and adaptive modes: comp_handler, work item
+ *   src/cq_poll.c	the poll mode's thread
+ *   src/cq_core.c	the RDMA core's modes (softirq, workqueue) and its DIM
+ *   src/cq_moder.c	moderation: in the device, in software, adaptive
+ *   src/cq_guard.c	the silent-CQ watchdog, the storm guard, timer polling
+ */
+#ifndef _CQN_CQ_H
+#define _CQN_CQ_H
+
+#include "cqnotify.h"
+
+/* Completions taken from the CQ per ib_poll_cq() call, as the core does. */
+#define CQN_POLL_BATCH		16
+/* Completions one event-mode wakeup handles before yielding the worker. */
+#define CQN_EVENT_BUDGET	256
+/* Timer polling (fallback, teardown's drain): the interval between polls. */
+#define CQN_TIMER_POLL_NS	(200 * NSEC_PER_USEC)
+
+/**
+ * enum cqn_moder_kind - how a CQ's completions are moderated
+ * @CQN_MODER_OFF: every completion wakes the consumer
+ * @CQN_MODER_HW: the device moderates (rdma_set_cq_moderation())
+ * @CQN_MODER_SW: the engine holds completions back (src/cq_moder.c)
+ */
+enum cqn_moder_kind {
+	CQN_MODER_OFF,
+	CQN_MODER_HW,
+	CQN_MODER_SW,
+};
+
+/**
+ * enum cqn_cq_state - what the engine is doing
+ * @CQN_CQS_PAUSED: nothing processes the CQ (created and not started, or
+ *	quiesced for a live change); completions wait in it
+ * @CQN_CQS_RUNNING: the mode learns about completions its own way
+ * @CQN_CQS_FALLBACK: a guard tripped (src/cq_guard.c): the CQ is polled on
+ *	a timer instead of armed
+ * @CQN_CQS_DRAINING: teardown's drain: polled on a timer, never armed
+ * @CQN_CQS_STOPPED: stopped for good; handlers do nothing
+ *
+ * Process context moves the engine between PAUSED, RUNNING, DRAINING and
+ * STOPPED; the work item moves it between RUNNING and FALLBACK, with a
+ * compare-and-exchange, so it never undoes what process context set.
+ */
+enum cqn_cq_state {
+	CQN_CQS_PAUSED,
+	CQN_CQS_RUNNING,
+	CQN_CQS_FALLBACK,
+	CQN_CQS_DRAINING,
+	CQN_CQS_STOPPED,
+};
+
+/**
+ * enum cqn_cq_trip - what asked the work item to fall back to timer polling
+ * @CQN_TRIP_STORM: the comp_handler saw more than max_events_per_ms events
+ * @CQN_TRIP_WATCHDOG: the silent-CQ watchdog found work outstanding and
+ *	nothing completed for watchdog_ms
+ */
+enum cqn_cq_trip {
+	CQN_TRIP_STORM,
+	CQN_TRIP_WATCHDOG,
+};
+
+struct cqn_cq;
+
+/**
+ * struct cqn_cq_mode_ops - what a cq_mode does
+ * @alloc: create the verbs CQ (c->cq) with the mode's handlers
+ * @free: destroy it
+ * @run: start learning about completions: queue a first wakeup that
+ *	empties the CQ before arming it, or start the poll thread; NULL when
+ *	the core does it
+ * @halt: stop every context that processes the CQ; completions wait in it;
+ *	NULL when the core owns them
+ * @after_empty: adaptive mode: keep polling once a wakeup found the CQ
+ *	empty; true when the budget ran out (the caller requeues the work)
+ * @event_seen: adaptive mode: an event that arrived at @ns started a wakeup
+ * @events: the mode arms the CQ and sleeps: software moderation, the
+ *	guards and teardown's timer drain apply
+ * @core: the RDMA core polls the CQ (ib_alloc_cq())
+ *
+ * Chosen once when the engine is created, and again on a live switch while
+ * the engine is quiesced, as __ib_alloc_cq() chooses by poll context.
+ */
+struct cqn_cq_mode_ops {
+	int (*alloc)(struct cqn_cq *c, struct ib_device *ibdev, u32 cqe, int comp_vector);
+	void (*free)(struct cqn_cq *c);
+	int (*run)(struct cqn_cq *c);
+	void (*halt)(struct cqn_cq *c);
+	bool (*after_empty)(struct cqn_cq *c, int done);
+	void (*event_seen)(struct cqn_cq *c, u64 ns);
+	bool events;
+	bool core;
+};
+
+/**
+ * struct cqn_cq_caps - what the device offers the engine
+ * @resize: the provider implements resize_cq
+ * @modify: the provider implements modify_cq
+ * @max_count: the device's moderation count limit
+ * @max_period: the device's moderation period limit, microseconds
+ * @max_cqe: the device's CQ size limit
+ */
+struct cqn_cq_caps {
+	bool resize;
+	bool modify;
+	u16 max_count;
+	u16 max_period;
+	int max_cqe;
+};
+
+/**
+ * struct cqn_cq_moderation - moderation in effect (src/cq_moder.c)
+ * @kind: enum cqn_moder_kind
+ * @eff: the count and period in effect
+ * @ignored: moderation was asked for in a mode where software moderation
+ *	does not run (and the device has no modify_cq)
+ * @level: adaptive moderation's level in its profile table
+ * @sample_ns: adaptive moderation: start of the current sample
+ * @sample_done: adaptive moderation: completions in the sample
+ * @sample_wakeups: adaptive moderation: wakeups in the sample
+ * @timer: software moderation: looks at a held CQ again, wakes the consumer
+ *	when the period runs out
+ * @timer_armed: @timer is queued (c->lock)
+ * @stage: software moderation: completions taken from the CQ, not yet
+ *	handed to the owner (a ring of CQN_SW_MODER_MAX_COUNT, c->lock)
+ * @head: first entry of @stage
+ * @n: entries in @stage
+ * @first_ns: when the oldest staged completion was taken
+ */
+struct cqn_cq_moderation {
+	u32 kind;
+	struct cqn_moder eff;
+	bool ignored;
+	unsigned int level;
+	u64 sample_ns;
+	u64 sample_done;
+	u64 sample_wakeups;
+	struct hrtimer timer;
+	bool timer_armed;
+	struct ib_wc *stage;
+	u32 head;
+	u32 n;
+	u64 first_ns;
+};
+
+/**
+ * struct cqn_cq_guard - the guards of the event-driven modes (src/cq_guard.c)
+ * @watchdog: the silent-CQ watchdog, every watchdog_ms
+ * @last_done_ns: when completions were last handed over
+ * @trips: enum cqn_cq_trip bits: a guard asks the work item to fall back
+ * @storm_start_ns: start of the comp_handler's current millisecond
+ * @storm_events: events in it
+ * @cause: why the current fallback began, "watchdog" or "storm"; NULL
+ *	when there is none (kept across a quiesce)
+ * @entered_ns: when it began
+ * @start_ns: start of the current fallback sample
+ * @done: completions in it
+ * @until_ns: earliest end of the fallback
+ */
+struct cqn_cq_guard {
+	struct delayed_work watchdog;
+	u64 last_done_ns;
+	unsigned long trips;
+	u64 storm_start_ns;
+	u32 storm_events;
+	const char *cause;
+	u64 entered_ns;
+	u64 start_ns;
+	u64 done;
+	u64 until_ns;
+};
+
+/**
+ * struct cqn_cq_core - the RDMA core's modes (src/cq_core.c)
+ * @handler: the core's comp_handler, called after counting
+ * @has_dim: the core runs its DIM on this CQ (cqn_core_dim()); cleared
+ *	under c->lock before the CQ is freed
+ * @dim_level: the level of the core's DIM the comp_handler saw last; a new
+ *	one counts in ``core_dim_changes``
+ * @dim_moved: the comp_handler saw the core's DIM leave its first level
+ */
+struct cqn_cq_core {
+	void (*handler)(struct ib_cq *cq, void *ctx);
+	bool has_dim;
+	u8 dim_level;
+	bool dim_moved;
+};
+
+/**
+ * struct cqn_cq_faults - fault injection (debugfs)
+ * @drop_events: swallow this many events
+ * @arm_delay_us: a wakeup of the event and adaptive modes waits this long
+ *	between its last empty poll and the arm, so the next completion lands
+ *	in the window the arm's missed-event report covers
+ */
+struct cqn_cq_faults {
+	atomic_t drop_events;
+	u32 arm_delay_us;
+};
+
+/**
+ * struct cqn_cq - a CQ and the engine that learns about its completions
+ * @cq: the verbs CQ
+ * @name: "<endpoint>.<connection>", for threads, logs and trace events
+ * @comp_vector: the completion vector the CQ was created on (debugfs stats)
+ * @stats: where the engine counts (the connection's block)
+ * @owner_ops: the owner's callbacks
+ * @owner: their argument
+ * @mode_ops: what @mode does (changed only while quiesced)
+ * @mode: enum cqn_cq_mode this engine runs in
+ * @params: the live-tunable attributes it runs with (cqn_cq_reconfigure());
+ *	params.cq_mode is the mode asked for, @mode the one running
+ * @state: enum cqn_cq_state
+ * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
+ *	so teardown cannot count on its drain requests completing
+ * @caps: what the device offers
+ * @work: event and adaptive modes: processes the CQ after an event
+ * @from_event: the next run of @work was started by an event
+ * @event_ns: when the event that started the next run of @work arrived
+ * @poller: poll mode: the busy-polling thread
+ * @poll_timer: timer polling (fallback, drain): the next poll
+ * @window_us: adaptive mode: the current polling window
+ * @window_start_ns: adaptive mode: when the last window started
+ * @moder: moderation
+ * @guard: the guards
+ * @core: the core's modes
+ * @faults: fault injection
+ * @lock: protects the staging ring, moder.timer_armed and core.has_dim;
+ *	every ib_poll_cq() of an own-mode CQ happens under it, so completions
+ *	keep their order
+ * @wcs: the poll array of the one context that processes the CQ (the work
+ *	item never runs twice at once; the poll thread is alone)
+ */
+struct cqn_cq {
+	struct ib_cq *cq;
+	char name[40];
+	int comp_vector;
+	struct cqn_stats *stats;
+	const struct cqn_cq_owner *owner_ops;
+	void *owner;
+
+	const struct cqn_cq_mode_ops *mode_ops;
+	u32 mode;
+	struct cqn_cq_params params;
+	u32 state;
+	bool overflowed;
+	struct cqn_cq_caps caps;
+
+	struct work_struct work;
+	bool from_event;
+	u64 event_ns;
+	struct task_struct *poller;
+	struct hrtimer poll_timer;
+	u32 window_us;
+	u64 window_start_ns;
+
+	struct cqn_cq_moderation moder;
+	struct cqn_cq_guard guard;
+	struct cqn_cq_core core;
+	struct cqn_cq_faults faults;
+
+	/* protects the staging ring, moder.timer_armed, core.has_dim */
+	spinlock_t lock;
+	struct ib_wc *wcs;
+};
+
+/**
+ * cqn_cq_live() - may handlers and timers process the CQ?
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: true while running, falling back or draining.
+ */
+static inline bool cqn_cq_live(struct cqn_cq *c)
+{
+	u32 s = READ_ONCE(c->state);
+
+	return s == CQN_CQS_RUNNING || s == CQN_CQS_FALLBACK || s == CQN_CQS_DRAINING;
+}
+
+/* src/cq.c */
+int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
+int cqn_cq_arm(struct cqn_cq *c);
+bool cqn_cq_change_state(struct cqn_cq *c, u32 from, u32 to);
+int cqn_cq_own_alloc(struct cqn_cq *c, struct ib_device *ibdev, u32 cqe, int comp_vector);
+void cqn_cq_own_free(struct cqn_cq *c);
+void cqn_cq_event_handler(struct ib_event *event, void *ctx);
+
+/* src/cq_event.c */
+extern const struct cqn_cq_mode_ops cqn_cq_event_ops;
+extern const struct cqn_cq_mode_ops cqn_cq_adaptive_ops;
+void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx);
+void cqn_cq_work(struct work_struct *work);
+
+/* src/cq_poll.c */
+extern const struct cqn_cq_mode_ops cqn_cq_poll_ops;
+
+/* src/cq_core.c */
+extern const struct cqn_cq_mode_ops cqn_cq_softirq_ops;
+extern const struct cqn_cq_mode_ops cqn_cq_workqueue_ops;
+void cqn_cq_core_forget_dim(struct cqn_cq *c);
+bool cqn_cq_core_dim_level(struct cqn_cq *c, u8 *level);
+
+/* src/cq_moder.c */
+void cqn_cq_moder_init(struct cqn_cq *c);
+void cqn_cq_moder_halt(struct cqn_cq *c);
+int cqn_cq_moder_apply(struct cqn_cq *c);
+void cqn_cq_moder_sample(struct cqn_cq *c, u64 now);
+bool cqn_cq_moder_hold(struct cqn_cq *c);
+bool cqn_cq_moder_rearm(struct cqn_cq *c);
+
+/* src/cq_guard.c */
+void cqn_cq_guard_init(struct cqn_cq *c);
+void cqn_cq_guard_start(struct cqn_cq *c);
+void cqn_cq_guard_stop(struct cqn_cq *c);
+void cqn_cq_guard_retime(struct cqn_cq *c, u32 watchdog_ms);
+void cqn_cq_guard_event(struct cqn_cq *c, u64 now);
+void cqn_cq_guard_done(struct cqn_cq *c, int done);
+bool cqn_cq_guard_poll(struct cqn_cq *c, u64 now);
+void cqn_cq_timer_poll(struct cqn_cq *c);
+void cqn_cq_timer_poll_halt(struct cqn_cq *c);
+
+#endif /* _CQN_CQ_H */

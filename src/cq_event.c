@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event-driven modes, event and adaptive: the comp_handler queues a work
+ * item, which empties the CQ and arms it again; adaptive mode keeps polling
+ * for a window before it arms.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/sched.h>
+
+#include "cq.h"
+#include "cqn_trace.h"
+
+/*
+ * Own modes' comp_handler: count the event and queue the work item, nothing
+ * else. It neither polls nor arms the CQ (nor takes c->lock): 6.12's rxe
+ * calls it with the CQ's lock held, which both would take again.
+ * Context: the provider's completion context (6.1 rxe: a tasklet; 6.12
+ * rxe: a work item with the CQ's spinlock held, IRQs off; hardware: hard
+ * IRQ). Must not sleep.
+ */
+void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
+{
+	struct cqn_cq *c = ctx;
+	u64 t0 = ktime_get_ns();
+
+	if (!cqn_cq_live(c))
+		return;
+	if (unlikely(atomic_add_unless(&c->faults.drop_events, -1, 0))) {
+		/* Fault injection: a lost interrupt. The CQ stays unarmed. */
+		cqn_stat_inc(c->stats, CQN_STAT_cq_events_dropped);
+		return;
+	}
+	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
+	trace_cqn_cq_event(c);
+	cqn_cq_guard_event(c, t0);
+	if (!READ_ONCE(c->from_event)) {
+		WRITE_ONCE(c->event_ns, t0);
+		WRITE_ONCE(c->from_event, true);
+	}
+	queue_work(cqn_wq, &c->work);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+}
+
+/* The end of a wakeup that emptied the CQ: arm it, or poll on a timer. */
+static void cqn_cq_rearm(struct cqn_cq *c, u64 t0)
+{
+	u32 delay;
+
+	if (READ_ONCE(c->state) == CQN_CQS_DRAINING) {
+		/* Teardown does not trust events: poll until the drain is over. */
+		cqn_cq_timer_poll(c);
+		return;
+	}
+	cqn_cq_moder_sample(c, t0);
+	if (cqn_cq_guard_poll(c, ktime_get_ns()))
+		return;
+	if (cqn_cq_moder_rearm(c))
+		return;
+	/* fault_arm_delay_us: the arm/poll race, made certain. */
+	delay = READ_ONCE(c->faults.arm_delay_us);
+	if (unlikely(delay))
+		fsleep(delay);
+	if (cqn_cq_arm(c) > 0)
+		queue_work(cqn_wq, &c->work);
+}
+
+/**
+ * cqn_cq_work() - one wakeup of the consumer in the event-driven modes
+ * @work: the engine's work item
+ *
+ * Context: process context (cqn_wq).
+ */
+void cqn_cq_work(struct work_struct *work)
+{
+	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
+	u64 t0 = ktime_get_ns(), ev;
+	bool from_event;
+	int done;
+
+	/*
+	 * A comp_handler that passed its state check just before a switch to
+	 * poll mode may queue this after the switch: the poll thread owns the
+	 * CQ (and c->wcs) then. The mode only changes while this is cancelled.
+	 */
+	if (!cqn_cq_live(c) || !c->mode_ops->events)
+		return;
+	from_event = READ_ONCE(c->from_event);
+	ev = READ_ONCE(c->event_ns);
+	WRITE_ONCE(c->from_event, false);
+	if (from_event && ev && t0 > ev) {
+		cqn_stat_hist(c->stats, CQN_H_CQ_DELAY, t0 - ev);
+		if (c->mode_ops->event_seen)
+			c->mode_ops->event_seen(c, ev);
+	}
+	if (from_event && cqn_cq_moder_hold(c))
+		goto out;
+	done = cqn_cq_process(c, CQN_EVENT_BUDGET, from_event);
+	if (!done && from_event)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
+	if (done >= CQN_EVENT_BUDGET ||
+	    (c->mode_ops->after_empty && c->mode_ops->after_empty(c, done))) {
+		/* Leave the CQ unarmed and let other work run first. */
+		queue_work(cqn_wq, &c->work);
+		goto out;
+	}
+	cqn_cq_rearm(c, t0);
+out:
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+}
+
+/* Event and adaptive modes start with a wakeup that empties the CQ. */
+static int cqn_cq_event_run(struct cqn_cq *c)
+{
+	queue_work(cqn_wq, &c->work);
+	return 0;
+}
+
+/*
+ * Adaptive mode: keep polling for the window after the CQ ran empty.
+ * Returns true when the budget ran out (the caller requeues the work).
+ */
+static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
+{
+	u64 start = ktime_get_ns(), now;
+	u32 max_us = READ_ONCE(c->params.poll_window_max_us);
+	int n;
+
+	c->window_start_ns = start;
+	while (c->window_us) {
+		n = cqn_cq_process(c, CQN_EVENT_BUDGET - done, false);
+		now = ktime_get_ns();
+		if (n) {
+			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_HIT, 0));
+			done += n;
+			if (done >= CQN_EVENT_BUDGET)
+				return true;
+			start = now;
+			c->window_start_ns = now;
+		} else if (now - start >= (u64)c->window_us * NSEC_PER_USEC) {
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_EMPTY, 0));
+			break;
+		}
+		if (!cqn_cq_live(c))
+			break;
+		cond_resched();
+	}
+	/* Closed: the next event's gap counts from the arm that follows. */
+	if (!c->window_us)
+		c->window_start_ns = ktime_get_ns();
+	return false;
+}
+
+/* Adaptive mode: an event a window of at most poll_window_max_us would have caught. */
+static void cqn_cq_window_event(struct cqn_cq *c, u64 ev)
+{
+	u32 w;
+
+	if (ev <= c->window_start_ns)
+		return;
+	w = cqn_adaptive_window_next(c->window_us, READ_ONCE(c->params.poll_window_max_us),
+				     CQN_WIN_EVENT, ev - c->window_start_ns);
+	WRITE_ONCE(c->window_us, w);
+}
+
+const struct cqn_cq_mode_ops cqn_cq_event_ops = {
+	.alloc = cqn_cq_own_alloc,
+	.free = cqn_cq_own_free,
+	.run = cqn_cq_event_run,
+	.events = true,
+};
+
+const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
+	.alloc = cqn_cq_own_alloc,
+	.free = cqn_cq_own_free,
+	.run = cqn_cq_event_run,
+	.after_empty = cqn_cq_window_poll,
+	.event_seen = cqn_cq_window_event,
+	.events = true,
+};
+
+/**
+ * cqn_cq_window_us() - adaptive mode's current polling window
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u32 cqn_cq_window_us(struct cqn_cq *c)
+{
+	return READ_ONCE(c->window_us);
+}
+
+/**
+ * cqn_cq_fault_drop_events() - fault injection: lose the next @n events
+ * @c: the engine
+ * @n: how many comp_handler calls to swallow (counted as cq_events_dropped)
+ *
+ * Simulates lost interrupts: the CQ is left unarmed with completions in it,
+ * which only the silent-CQ watchdog recovers from.
+ *
+ * Context: any.
+ */
+void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n)
+{
+	atomic_set(&c->faults.drop_events, n);
+}
+
+/**
+ * cqn_cq_fault_arm_delay() - fault injection: wait before each arm
+ * @c: the engine
+ * @us: microseconds between a wakeup's last empty poll and its arm; 0 stops
+ *
+ * A completion that arrives in that window raises no event (the CQ is not
+ * armed): only the arm's IB_CQ_REPORT_MISSED_EVENTS answer says it is there
+ * (``cq_rearm_missed``), and the engine must poll again. Applies to the
+ * event and adaptive modes' wakeups without software moderation.
+ *
+ * Context: any.
+ */
+void cqn_cq_fault_arm_delay(struct cqn_cq *c, u32 us)
+{
+	WRITE_ONCE(c->faults.arm_delay_us, us);
+}
+
+/**
+ * cqn_cq_fault_spurious_events() - fault injection: a burst of events with
+ * nothing behind them
+ * @c: the engine
+ * @n: how many times to call the comp_handler, back to back
+ *
+ * Simulates a device that raises completion interrupts it should not (an
+ * interrupt storm): the engine's own comp_handler runs @n times in a row,
+ * each counted as an event (and as ``cq_events_injected``), so the storm
+ * guard (max_events_per_ms) sees them as it would see a device's. Each
+ * wakeup they cause finds the CQ empty or takes what is there, as for any
+ * event; nothing is lost or handled twice.
+ *
+ * Context: any, IRQs disabled or not (the comp_handler's own context is
+ * hard IRQ on hardware).
+ * Return: 0, or -EOPNOTSUPP for the core's modes (the core owns that CQ's
+ * handler).
+ */
+int cqn_cq_fault_spurious_events(struct cqn_cq *c, u32 n)
+{
+	if (c->mode_ops->core)
+		return -EOPNOTSUPP;
+	while (n--) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_events_injected);
+		cqn_cq_comp_handler(c->cq, c);
+	}
+	return 0;
+}
