@@ -21,6 +21,8 @@
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
 
+#include "cqn_moder.h"
+
 /*
  * The kernel's major.minor, what every branch below depends on. Built from
  * LINUX_VERSION_MAJOR and _PATCHLEVEL (5.14 on; undefined before, which
@@ -80,12 +82,14 @@ static inline void cqn_hrtimer_setup(struct hrtimer *timer,
  * level's comps and usec from rdma_dim_prof[], which is static in
  * drivers/infiniband/core/cq.c. The field, use_cq_dim, the table and the
  * algorithm are the same in 6.1 and 6.12 (both sources compared), so there
- * is one branch. cqn_core_dim_prof is a copy of that table: the values
- * cqnotify reports for a level; moder_hw's core_dim_levels test compares
- * them with what the core programs (the rdma_core:cq_modify tracepoint) on
- * the running kernel, and the assert below catches a table that grew.
+ * is one branch. cqn_dim_profile() (src/moder.c) has a copy of that table:
+ * the values cqnotify reports for a level of the core's DIM and applies for
+ * a level of its own (adaptive_moderation, also lib/dim's rdma_dim());
+ * moder_hw's core_dim_levels test compares them with what the core programs
+ * (the rdma_core:cq_modify tracepoint) on the running kernel, and the
+ * assert below catches a table that grew.
  */
-static_assert(RDMA_DIM_PARAMS_NUM_PROFILES == 9);
+static_assert(RDMA_DIM_PARAMS_NUM_PROFILES == CQN_DIM_LEVELS);
 
 /**
  * cqn_core_dim() - the core's DIM of a CQ the core polls, if it runs one
@@ -97,28 +101,6 @@ static_assert(RDMA_DIM_PARAMS_NUM_PROFILES == 9);
 static inline struct dim *cqn_core_dim(struct ib_cq *cq)
 {
 	return cq->dim;
-}
-
-/**
- * cqn_core_dim_prof() - what the core's DIM programs at a level
- * @ix: the level (struct dim's profile_ix)
- * @count: set to the level's completion count (rdma_dim_prof[].comps)
- * @period: set to the level's period in microseconds (rdma_dim_prof[].usec)
- *
- * Return: false if @ix is past the table.
- */
-static inline bool cqn_core_dim_prof(unsigned int ix, u32 *count, u32 *period)
-{
-	static const u8 prof[RDMA_DIM_PARAMS_NUM_PROFILES][2] = {
-		{ 1, 1 }, { 4, 1 }, { 4, 2 }, { 8, 2 }, { 8, 4 },
-		{ 8, 16 }, { 16, 16 }, { 16, 32 }, { 32, 32 },
-	};
-
-	if (ix >= RDMA_DIM_PARAMS_NUM_PROFILES)
-		return false;
-	*count = prof[ix][0];
-	*period = prof[ix][1];
-	return true;
 }
 
 #endif /* _CQN_COMPAT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The CQ engine's pure decisions: software moderation (when to wake the
- * consumer), the adaptive polling window, the adaptive moderation profile,
+ * consumer), the adaptive polling window, the DIM profile,
  * hardware moderation limits and CQ resize validation. No verbs, no locks,
  * no clocks: the caller passes the time in, so the KUnit suite
  * cqnotify_moder tests every rule.
@@ -22,8 +22,8 @@
 #define CQN_SW_MODER_MIN_CHECK_US	20
 /* First non-zero adaptive polling window, microseconds. */
 #define CQN_ADAPTIVE_STEP_US		4
-/* How often adaptive moderation re-decides, nanoseconds. */
-#define CQN_MODER_SAMPLE_NS		(10 * NSEC_PER_MSEC)
+/* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
+#define CQN_DIM_LEVELS			9
 
 /**
  * struct cqn_moder - moderation parameters
@@ -67,9 +67,7 @@ bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_peri
 			struct cqn_moder *eff);
 u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
 			     u64 idle_ns);
-unsigned int cqn_moder_profile_count(void);
-struct cqn_moder cqn_moder_profile(unsigned int level);
-unsigned int cqn_moder_adapt(unsigned int level, u64 completions, u64 wakeups, u64 ns);
+bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 
 #endif /* _CQN_MODER_H */

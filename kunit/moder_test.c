@@ -139,44 +139,31 @@ static void cqn_moder_test_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_adaptive_window_next(80, 50, CQN_WIN_HIT, 0), 50U);
 }
 
-static void cqn_moder_test_profile(struct kunit *test)
+/*
+ * The DIM profile: level 0 is off in software, each level moderates at
+ * least as much as the one before, and a level past the table is refused.
+ */
+static void cqn_moder_test_dim_profile(struct kunit *test)
 {
-	unsigned int n = cqn_moder_profile_count(), l;
-	struct cqn_moder p0 = cqn_moder_profile(0), last = cqn_moder_profile(n - 1);
+	struct cqn_moder m, prev, eff;
+	unsigned int l;
 
-	KUNIT_ASSERT_GE(test, n, 3U);
-	KUNIT_EXPECT_EQ(test, p0.count, 1U);
-	KUNIT_EXPECT_EQ(test, p0.period_us, 0U);
-	KUNIT_EXPECT_EQ(test, cqn_moder_profile(n + 5).count, last.count);
-	for (l = 1; l < n; l++) {
-		KUNIT_EXPECT_GT(test, cqn_moder_profile(l).count, cqn_moder_profile(l - 1).count);
-		KUNIT_EXPECT_GT(test, cqn_moder_profile(l).period_us,
-				cqn_moder_profile(l - 1).period_us);
+	KUNIT_ASSERT_TRUE(test, cqn_dim_profile(0, &m));
+	KUNIT_EXPECT_EQ(test, m.count, 1U);
+	KUNIT_EXPECT_FALSE(test, cqn_sw_moder_params(m.count, m.period_us, &eff));
+	for (l = 1; l < CQN_DIM_LEVELS; l++) {
+		prev = m;
+		KUNIT_ASSERT_TRUE(test, cqn_dim_profile(l, &m));
+		KUNIT_EXPECT_GE(test, m.count, prev.count);
+		KUNIT_EXPECT_GE(test, m.period_us, prev.period_us);
+		KUNIT_EXPECT_TRUE(test, m.count > prev.count || m.period_us > prev.period_us);
+		KUNIT_EXPECT_TRUE(test, cqn_sw_moder_params(m.count, m.period_us, &eff));
 	}
-}
-
-static void cqn_moder_test_adapt(struct kunit *test)
-{
-	u64 ns = 10 * NSEC_PER_MSEC;
-	unsigned int l, n = cqn_moder_profile_count();
-
-	/* Idle stays at level 0; a high rate in small batches climbs one step at a time. */
-	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 0, 0, ns), 0U);
-	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 100000, 100000, ns), 1U);
-	l = 0;
-	for (int i = 0; i < 20; i++)
-		l = cqn_moder_adapt(l, 100000, 100000, ns);
-	KUNIT_EXPECT_EQ(test, l, n - 1);
-	/* When the rate drops it steps back down, again one step per sample. */
-	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(n - 1, 10, 10, ns), n - 2);
-	for (int i = 0; i < 20; i++)
-		l = cqn_moder_adapt(l, 10, 10, ns);
-	KUNIT_EXPECT_EQ(test, l, 0U);
-	/* Completions that already come in big batches need no moderation. */
-	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(0, 100000, 100, ns), 0U);
-	/* An empty sample or a level past the table are handled. */
-	KUNIT_EXPECT_EQ(test, cqn_moder_adapt(2, 5, 5, 0), 2U);
-	KUNIT_EXPECT_LE(test, cqn_moder_adapt(n + 3, 100000000, 1, ns), n - 1);
+	KUNIT_EXPECT_EQ(test, m.count, 32U);
+	KUNIT_EXPECT_EQ(test, m.period_us, 32U);
+	prev = m;
+	KUNIT_EXPECT_FALSE(test, cqn_dim_profile(CQN_DIM_LEVELS, &m));
+	KUNIT_EXPECT_EQ(test, m.count, prev.count);
 }
 
 static void cqn_moder_test_hw_clamp(struct kunit *test)
@@ -219,8 +206,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_lone_never_stranded),
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),
-	KUNIT_CASE(cqn_moder_test_profile),
-	KUNIT_CASE(cqn_moder_test_adapt),
+	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),
 	KUNIT_CASE(cqn_moder_test_mode_switch),

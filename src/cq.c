@@ -194,8 +194,7 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_wakeups);
 		cqn_stat_hist(c->stats, CQN_H_CQ_BATCH, done);
 		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, ktime_get_ns() - t0);
-		c->moder.sample_done += done;
-		c->moder.sample_wakeups++;
+		c->moder.done += done;
 		trace_cqn_cq_poll(c, done, budget, from_event);
 	}
 	return done;
@@ -581,8 +580,7 @@ int cqn_cq_reconfigure(struct cqn_cq *c, const struct cqn_cq_params *p, u32 max_
 		c->params.cq_count = p->cq_count;
 		c->params.cq_period = p->cq_period;
 		c->params.adaptive_moderation = p->adaptive_moderation;
-		c->moder.level = 0;
-		c->moder.sample_ns = 0;
+		cqn_cq_moder_restart(c);
 	}
 	/* Software moderation exists only in event and adaptive modes. */
 	if (mode || moder)

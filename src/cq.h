@@ -14,6 +14,8 @@
 #ifndef _CQN_CQ_H
 #define _CQN_CQ_H
 
+#include <linux/dim.h>
+
 #include "cqnotify.h"
 
 /* Completions taken from the CQ per ib_poll_cq() call, as the core does. */
@@ -122,10 +124,11 @@ struct cqn_cq_caps {
  * @eff: the count and period in effect
  * @ignored: moderation was asked for in a mode where software moderation
  *	does not run (and the device has no modify_cq)
- * @level: adaptive moderation's level in its profile table
- * @sample_ns: adaptive moderation: start of the current sample
- * @sample_done: adaptive moderation: completions in the sample
- * @sample_wakeups: adaptive moderation: wakeups in the sample
+ * @level: adaptive moderation's level in the DIM profile
+ * @dim: adaptive moderation: lib/dim's state (rdma_dim()); its work item
+ *	applies a new level
+ * @done: completions handed over so far
+ * @fed: of those, the ones DIM has been told about
  * @timer: software moderation: looks at a held CQ again, wakes the consumer
  *	when the period runs out
  * @timer_armed: @timer is queued (c->lock)
@@ -140,9 +143,9 @@ struct cqn_cq_moderation {
 	struct cqn_moder eff;
 	bool ignored;
 	unsigned int level;
-	u64 sample_ns;
-	u64 sample_done;
-	u64 sample_wakeups;
+	struct dim dim;
+	u64 done;
+	u64 fed;
 	struct hrtimer timer;
 	bool timer_armed;
 	struct ib_wc *stage;
@@ -313,7 +316,8 @@ bool cqn_cq_core_dim_level(struct cqn_cq *c, u8 *level);
 void cqn_cq_moder_init(struct cqn_cq *c);
 void cqn_cq_moder_halt(struct cqn_cq *c);
 int cqn_cq_moder_apply(struct cqn_cq *c);
-void cqn_cq_moder_sample(struct cqn_cq *c, u64 now);
+void cqn_cq_moder_restart(struct cqn_cq *c);
+void cqn_cq_moder_feed(struct cqn_cq *c);
 bool cqn_cq_moder_hold(struct cqn_cq *c);
 bool cqn_cq_moder_rearm(struct cqn_cq *c);
 

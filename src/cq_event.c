@@ -44,7 +44,7 @@ void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 }
 
 /* The end of a wakeup that emptied the CQ: arm it, or poll on a timer. */
-static void cqn_cq_rearm(struct cqn_cq *c, u64 t0)
+static void cqn_cq_rearm(struct cqn_cq *c)
 {
 	u32 delay;
 
@@ -53,7 +53,7 @@ static void cqn_cq_rearm(struct cqn_cq *c, u64 t0)
 		cqn_cq_timer_poll(c);
 		return;
 	}
-	cqn_cq_moder_sample(c, t0);
+	cqn_cq_moder_feed(c);
 	if (cqn_cq_guard_poll(c, ktime_get_ns()))
 		return;
 	if (cqn_cq_moder_rearm(c))
@@ -105,7 +105,7 @@ void cqn_cq_work(struct work_struct *work)
 		queue_work(cqn_wq, &c->work);
 		goto out;
 	}
-	cqn_cq_rearm(c, t0);
+	cqn_cq_rearm(c);
 out:
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 }

@@ -2,7 +2,7 @@
 /*
  * Moderation of a CQ engine: programmed into the device where it can,
  * done in software by the event-driven modes where it cannot, and chosen by
- * the load under adaptive moderation. The decisions are src/moder.c's.
+ * lib/dim under adaptive moderation. The other decisions are src/moder.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -242,7 +242,7 @@ done:
  * cqn_cq_moder_apply() - apply the moderation asked for
  * @c: the engine, quiesced or not yet started
  *
- * cq_count/cq_period, or under adaptive moderation the profile of its
+ * cq_count/cq_period, or under adaptive moderation the DIM profile of its
  * current level.
  *
  * Context: process context.
@@ -253,43 +253,76 @@ int cqn_cq_moder_apply(struct cqn_cq *c)
 	struct cqn_moder m = { c->params.cq_count, c->params.cq_period };
 
 	if (c->params.adaptive_moderation)
-		m = cqn_moder_profile(c->moder.level);
+		cqn_dim_profile(c->moder.level, &m);
 	return cqn_cq_moder_set(c, m.count, m.period_us);
 }
 
+/*
+ * DIM moved its level: apply it, then let DIM measure again (it waits in
+ * DIM_APPLY_NEW_PROFILE until told), as the core's ib_cq_rdma_dim_work().
+ * Context: system_wq; cqn_cq_moder_halt() cancels it before a live change.
+ */
+static void cqn_cq_dim_work(struct work_struct *w)
+{
+	struct dim *dim = container_of(w, struct dim, work);
+	struct cqn_cq *c = dim->priv;
+	unsigned int level = READ_ONCE(dim->profile_ix);
+	struct cqn_moder m;
+
+	if (cqn_cq_live(c) && c->params.adaptive_moderation && cqn_dim_profile(level, &m)) {
+		WRITE_ONCE(c->moder.level, level);
+		if (cqn_cq_moder_set(c, m.count, m.period_us))
+			pr_warn_ratelimited("%s: adaptive moderation level %u failed\n",
+					    c->name, level);
+	}
+	dim->state = DIM_START_MEASURE;
+}
+
 /**
- * cqn_cq_moder_sample() - adaptive moderation: maybe move one level
- * @c: the engine
- * @now: the wakeup's start
+ * cqn_cq_moder_restart() - adaptive moderation starts from level 0
+ * @c: the engine, quiesced or not yet started
  *
- * Every CQN_MODER_SAMPLE_NS, cqn_moder_adapt() decides from the completions
- * and wakeups of the sample.
+ * DIM's state as the core's rdma_dim_init() sets it: measuring, going
+ * right, at RDMA_DIM_START_PROFILE.
+ *
+ * Context: process context.
+ */
+void cqn_cq_moder_restart(struct cqn_cq *c)
+{
+	struct dim *dim = &c->moder.dim;
+
+	memset(&dim->prev_stats, 0, sizeof(dim->prev_stats));
+	memset(&dim->start_sample, 0, sizeof(dim->start_sample));
+	memset(&dim->measuring_sample, 0, sizeof(dim->measuring_sample));
+	dim->state = DIM_START_MEASURE;
+	dim->tune_state = DIM_GOING_RIGHT;
+	dim->profile_ix = RDMA_DIM_START_PROFILE;
+	dim->steps_right = 0;
+	dim->steps_left = 0;
+	dim->tired = 0;
+	dim->priv = c;
+	c->moder.level = RDMA_DIM_START_PROFILE;
+	c->moder.fed = c->moder.done;
+}
+
+/**
+ * cqn_cq_moder_feed() - tell DIM what the wakeup handed over
+ * @c: the engine
+ *
+ * Called once per wakeup that ends by re-arming the CQ, with the
+ * completions handed over since the last call, as the core's workqueue
+ * poller calls rdma_dim() once per run that re-arms.
  *
  * Context: the work item.
  */
-void cqn_cq_moder_sample(struct cqn_cq *c, u64 now)
+void cqn_cq_moder_feed(struct cqn_cq *c)
 {
-	struct cqn_cq_moderation *m = &c->moder;
-	unsigned int level;
-	struct cqn_moder p;
+	u64 n = c->moder.done - c->moder.fed;
 
 	if (!c->params.adaptive_moderation)
 		return;
-	if (!m->sample_ns || now - m->sample_ns < CQN_MODER_SAMPLE_NS) {
-		if (!m->sample_ns)
-			m->sample_ns = now;
-		return;
-	}
-	level = cqn_moder_adapt(m->level, m->sample_done, m->sample_wakeups, now - m->sample_ns);
-	m->sample_ns = now;
-	m->sample_done = 0;
-	m->sample_wakeups = 0;
-	if (level == m->level)
-		return;
-	WRITE_ONCE(m->level, level);
-	p = cqn_moder_profile(level);
-	if (cqn_cq_moder_set(c, p.count, p.period_us))
-		pr_warn_ratelimited("%s: adaptive moderation level %u failed\n", c->name, level);
+	c->moder.fed = c->moder.done;
+	rdma_dim(&c->moder.dim, n);
 }
 
 /**
@@ -313,7 +346,7 @@ void cqn_cq_moder_sample(struct cqn_cq *c, u64 now)
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 {
 	u32 kind = READ_ONCE(c->moder.kind);
-	u32 count, period;
+	struct cqn_moder p;
 	bool dim;
 	u8 ix;
 	int n;
@@ -324,9 +357,9 @@ int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 	 */
 	dim = cqn_cq_core_dim_level(c, &ix);
 	if (dim && (ix != RDMA_DIM_START_PROFILE || READ_ONCE(c->core.dim_moved)) &&
-	    cqn_core_dim_prof(ix, &count, &period))
-		return scnprintf(buf, len, "core dim level=%u count=%u period=%u", ix, count,
-				 period);
+	    cqn_dim_profile(ix, &p))
+		return scnprintf(buf, len, "core dim level=%u count=%u period=%u", ix, p.count,
+				 p.period_us);
 	if (kind == CQN_MODER_OFF && READ_ONCE(c->moder.ignored))
 		n = scnprintf(buf, len, "off (ignored in this cq_mode)");
 	else if (kind == CQN_MODER_OFF)
@@ -343,7 +376,7 @@ int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len)
 }
 
 /**
- * cqn_cq_moder_init() - prepare software moderation's timer
+ * cqn_cq_moder_init() - prepare software moderation's timer and DIM
  * @c: the engine
  *
  * Context: process context.
@@ -352,11 +385,13 @@ void cqn_cq_moder_init(struct cqn_cq *c)
 {
 	cqn_hrtimer_setup(&c->moder.timer, cqn_cq_moder_timer_fn, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_SOFT);
+	INIT_WORK(&c->moder.dim.work, cqn_cq_dim_work);
+	cqn_cq_moder_restart(c);
 }
 
 /**
- * cqn_cq_moder_halt() - stop software moderation's timer
- * @c: the engine, its state no longer live
+ * cqn_cq_moder_halt() - stop software moderation's timer and DIM's work
+ * @c: the engine, its state no longer live, its work item cancelled
  *
  * What is staged stays staged: the next wakeup hands it over first.
  *
@@ -368,4 +403,7 @@ void cqn_cq_moder_halt(struct cqn_cq *c)
 	spin_lock_irq(&c->lock);
 	c->moder.timer_armed = false;
 	spin_unlock_irq(&c->lock);
+	/* Nothing feeds DIM now: a level it decided and did not apply is dropped. */
+	cancel_work_sync(&c->moder.dim.work);
+	c->moder.dim.state = DIM_START_MEASURE;
 }

@@ -17,41 +17,47 @@
 /**
  * DOC: Adaptive moderation
  *
- * With ``adaptive_moderation`` 1 the engine picks (count, period) itself,
- * in the spirit of the kernel's DIM (lib/dim): every 10 ms it looks at the
- * completion rate and at the completions each wakeup of the consumer
- * found, and moves at most one step along this profile table:
+ * With ``adaptive_moderation`` 1 the engine lets the kernel's DIM decide,
+ * the same library and the same decisions the RDMA core uses for the CQs
+ * it polls (``rdma dev set DEV adaptive-moderation on``): lib/dim's
+ * rdma_dim() is fed, once per wakeup that ends by re-arming the CQ, the
+ * completions it handed over, as the core's poll handlers feed it. Every
+ * 64 such events DIM compares completions per millisecond and completions
+ * per event with its previous sample and steps one level along the core's
+ * profile table, turning when a step made things worse; when its level
+ * changes the engine applies that level's count and period, in the device
+ * where it can (``hw``) or in software (``sw``):
  *
  * ===== ======= ============
  * level count   period (us)
  * ===== ======= ============
- * 0     1       0 (off)
- * 1     2       8
- * 2     4       16
- * 3     8       32
- * 4     16      64
- * 5     32      128
- * 6     64      256
+ * 0     1       1 (off in software)
+ * 1     4       1
+ * 2     4       2
+ * 3     8       2
+ * 4     8       4
+ * 5     8       16
+ * 6     16      16
+ * 7     16      32
+ * 8     32      32
  * ===== ======= ============
  *
- * Each level suits a rate four times the one before (level 1 from 4,000
- * completions/s, level 6 from 4,000,000). It steps up only while the rate
- * calls for it and wakeups still find fewer completions than the next
- * level would gather (otherwise completions batch by themselves and
- * moderation would only add delay); it steps down as soon as the rate
- * falls below the level's threshold. One step per sample keeps a burst from
- * swinging it across the table.
+ * So cqnotify's adaptive moderation and the core's DIM decide alike and
+ * can be compared; what DIM cannot do, moderating in software on a
+ * provider without modify_cq, is the engine's own (src/cq_moder.c). The
+ * level in effect is ``moderation_effective``'s ``adaptive level=L``.
  */
-static const struct cqn_moder cqn_moder_profiles[] = {
-	{ 1, 0 }, { 2, 8 }, { 4, 16 }, { 8, 32 }, { 16, 64 }, { 32, 128 }, { 64, 256 },
+
+/*
+ * The core's DIM profile, rdma_dim_prof[] in drivers/infiniband/core/cq.c,
+ * which is static there; the same in 6.1 and 6.12 (include/cqn_compat.h).
+ */
+static const struct cqn_moder cqn_dim_profiles[] = {
+	{ 1, 1 }, { 4, 1 }, { 4, 2 }, { 8, 2 }, { 8, 4 },
+	{ 8, 16 }, { 16, 16 }, { 16, 32 }, { 32, 32 },
 };
 
-/* Completions per second from which each level is called for. */
-static const u64 cqn_moder_rate_min[] = {
-	0, 4000, 16000, 64000, 256000, 1024000, 4096000,
-};
-
-static_assert(ARRAY_SIZE(cqn_moder_profiles) == ARRAY_SIZE(cqn_moder_rate_min));
+static_assert(ARRAY_SIZE(cqn_dim_profiles) == CQN_DIM_LEVELS);
 
 /**
  * cqn_sw_moder_params() - software moderation parameters from the attributes
@@ -194,59 +200,21 @@ u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome out
 EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
 
 /**
- * cqn_moder_profile_count() - levels in the adaptive moderation table
+ * cqn_dim_profile() - count and period of one level of the DIM profile
+ * @level: the level (struct dim's profile_ix)
+ * @m: set to the level's count and period
  *
  * Context: any.
- * Return: the number of levels.
+ * Return: false, leaving @m alone, for a level past the table.
  */
-unsigned int cqn_moder_profile_count(void)
+bool cqn_dim_profile(unsigned int level, struct cqn_moder *m)
 {
-	return ARRAY_SIZE(cqn_moder_profiles);
+	if (level >= ARRAY_SIZE(cqn_dim_profiles))
+		return false;
+	*m = cqn_dim_profiles[level];
+	return true;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqn_moder_profile_count);
-
-/**
- * cqn_moder_profile() - the parameters of one adaptive moderation level
- * @level: the level; values past the table give its last entry
- *
- * Context: any.
- * Return: count and period of @level.
- */
-struct cqn_moder cqn_moder_profile(unsigned int level)
-{
-	return cqn_moder_profiles[min_t(unsigned int, level, ARRAY_SIZE(cqn_moder_profiles) - 1)];
-}
-EXPORT_SYMBOL_IF_KUNIT(cqn_moder_profile);
-
-/**
- * cqn_moder_adapt() - choose the next adaptive moderation level
- * @level: the current level
- * @completions: completions in the sample
- * @wakeups: times the consumer was woken in the sample
- * @ns: length of the sample
- *
- * See "Adaptive moderation" above.
- *
- * Context: any.
- * Return: the new level, at most one step from @level.
- */
-unsigned int cqn_moder_adapt(unsigned int level, u64 completions, u64 wakeups, u64 ns)
-{
-	unsigned int last = ARRAY_SIZE(cqn_moder_profiles) - 1;
-	u64 rate;
-
-	level = min(level, last);
-	if (!ns)
-		return level;
-	rate = div64_u64(completions * NSEC_PER_SEC, ns);
-	if (rate < cqn_moder_rate_min[level])
-		return level ? level - 1 : 0;
-	if (level < last && rate >= cqn_moder_rate_min[level + 1] &&
-	    completions < (u64)cqn_moder_profiles[level + 1].count * max_t(u64, wakeups, 1))
-		return level + 1;
-	return level;
-}
-EXPORT_SYMBOL_IF_KUNIT(cqn_moder_adapt);
+EXPORT_SYMBOL_IF_KUNIT(cqn_dim_profile);
 
 /**
  * cqn_cq_resize_check() - may a live CQ get @new_cqe entries?

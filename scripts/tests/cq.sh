@@ -368,23 +368,23 @@ sw_moderation_batches()
 	ep_remove cli srv
 }
 
-# Adaptive moderation (src/moder.c) picks a level from the completion rate
-# and the completions each wakeup finds; creating the CQ applies level 0
-# (moder_changes 1), and only a change of level applies moderation again.
-# Adaptive cq_mode with pingpong wakes the consumer for about one
-# completion at a time, at several thousand completions/s on the distro
-# kernel: level 1's threshold (4000/s) is crossed, and the level moves. Each
-# side's moderation_effective is read every 0.1 s until a level above 0
-# was seen and moder_changes has grown by two (a step up and one down, or
-# two up); every reading must carry its level's count and period. The
-# control, the same traffic without adaptive moderation, changes no
-# moderation. The debug kernel under TCG makes ~100 round trips/s, far below
-# level 1: there the level must stay 0 and nothing change.
+# Adaptive moderation (src/moder.c, "Adaptive moderation") lets lib/dim's
+# rdma_dim() pick the level, fed once per wakeup that re-arms the CQ, as the
+# core feeds it; creating the CQ applies level 0 (moder_changes 1), and only
+# a change of level applies moderation again. DIM steps whenever a sample of
+# 64 events shows a change of more than 10 % in completions per ms or per
+# event, and turns when a step made it worse: pingpong, whose rate each
+# level changes, moves it. Each side's moderation_effective is read every
+# 0.1 s until a level above 0 was seen and moder_changes has grown by two
+# (a step and another); every reading must carry its level's count and
+# period (the DIM profile, DIM_PROFILE in lib.sh). The control, the same
+# traffic without adaptive moderation, changes no moderation. A DIM that is
+# never fed, or whose decisions are not applied, stays at level 0.
 adaptive_moderation_runs()
 {
-	local ep lvl max=0 t v end secs=2 wl="workload=pingpong msg_size=64 iterations=0 duration_ms=0"
+	local ep lvl max=0 t v end secs=2 limit=30 wl="workload=pingpong msg_size=64 iterations=0 duration_ms=0"
 
-	[ "$CQN_KERNEL" = debug ] && secs=4
+	[ "$CQN_KERNEL" = debug ] && secs=4 limit=60
 	setup || return 1
 	# shellcheck disable=SC2086
 	start_server cq_mode=adaptive && ep_create cli role=client addr=$SERVER_ADDR \
@@ -401,16 +401,15 @@ adaptive_moderation_runs()
 	start_server cq_mode=adaptive adaptive_moderation=1 && ep_create cli role=client \
 		addr=$SERVER_ADDR cq_mode=adaptive adaptive_moderation=1 $wl &&
 		ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	end=$((SECONDS + 30))
-	[ "$CQN_KERNEL" = debug ] && end=$((SECONDS + secs))
+	end=$((SECONDS + limit))
 	while [ $SECONDS -lt $end ]; do
 		for ep in cli srv; do
 			check_moder $ep adaptive 0 0 1 || return 1
 			lvl=${MODER_WANT##*=}
 			[ "$lvl" -le $max ] || max=$lvl
 		done
-		if [ "$CQN_KERNEL" != debug ] && [ $max -gt 0 ] &&
-		   [ "$(ep_stat cli moder_changes)" -ge 3 ] && [ "$(ep_stat srv moder_changes)" -ge 3 ]; then
+		if [ $max -gt 0 ] && [ "$(ep_stat cli moder_changes)" -ge 3 ] &&
+		   [ "$(ep_stat srv moder_changes)" -ge 3 ]; then
 			break
 		fi
 		sleep 0.1
@@ -418,19 +417,12 @@ adaptive_moderation_runs()
 	v=$(ep_stat cli msgs_verified)
 	wait_stat 30 cli msgs_verified -gt $((v + 20)) || return 1
 	echo "figure: adaptive moderation, adaptive cq_mode, pingpong: highest level seen $max; moder_changes cli $(ep_stat cli moder_changes) srv $(ep_stat srv moder_changes); $(ep_stat cli msgs_per_sec) msgs/s"
-	if [ "$CQN_KERNEL" = debug ]; then
-		expect_eq "$max" 0 "adaptive level at $(ep_stat cli msgs_per_sec) round trips/s" || return 1
-		for ep in cli srv; do
-			expect_eq "$(ep_stat $ep moder_changes)" 1 "$ep moder_changes below level 1's rate" ||
-				return 1
-		done
-	else
-		[ $max -gt 0 ] || { fail "the adaptive level never left 0 in 30 s"; return 1; }
-		for ep in cli srv; do
-			t=$(ep_stat $ep moder_changes)
-			[ "$t" -ge 3 ] || { fail "$ep moder_changes $t: its level did not move twice in 30 s"; return 1; }
-		done
-	fi
+	[ $max -gt 0 ] || { fail "the adaptive level never left 0 in $limit s"; return 1; }
+	for ep in cli srv; do
+		t=$(ep_stat $ep moder_changes)
+		[ "$t" -ge 3 ] ||
+			{ fail "$ep moder_changes $t: its level did not move twice in $limit s"; return 1; }
+	done
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	ep_remove cli srv

@@ -492,10 +492,14 @@ check_clean_run()
 	[ "$(ep_stat "$c" rtt_p50_ns)" -gt 0 ] || fail "$c: no RTT recorded"
 }
 
+# The DIM profile (lib/dim, the core's rdma_dim_prof[]; cqn_dim_profile()
+# in src/moder.c): "count period" of each level adaptive moderation uses.
+DIM_PROFILE=("1 1" "4 1" "4 2" "8 2" "8 4" "8 16" "16 16" "16 32" "32 32")
+
 # moder_want MODE COUNT PERIOD ADAPTIVE LEVEL: set MODER_WANT to what
 # moderation_effective must read on a provider without modify_cq (rxe, siw:
 # software moderation, src/moder.c) for that cq_mode, cq_count, cq_period
-# and adaptive_moderation; LEVEL is the adaptive level it shows (its
+# and adaptive_moderation; LEVEL is the adaptive level it shows (its DIM
 # profile replaces cq_count/cq_period). A count of 1, or no count and no
 # period, is off; a count past 256 is 256, a count without a period gets
 # 100 us; software moderation runs in event and adaptive modes only, and
@@ -504,10 +508,7 @@ moder_want()
 {
 	local mode=$1 count=$2 period=$3
 
-	if [ "$4" = 1 ]; then
-		count=1 period=0
-		[ "$5" = 0 ] || count=$((1 << $5)) period=$((4 << $5))
-	fi
+	[ "$4" = 1 ] && read -r count period <<<"${DIM_PROFILE[$5]:-x x}"
 	MODER_WANT=off
 	if [ "$count" != 1 ] && [ "$count$period" != 00 ]; then
 		[ "$count" = 0 ] || [ "$count" -gt 256 ] && count=256

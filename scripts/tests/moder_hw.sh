@@ -74,7 +74,7 @@ if [ "$CQN_KERNEL" = debug ]; then
 	PERIOD_RATE=20
 	PERIOD_ITER=20
 	SLACK_MS=20
-	CQN_SKIP[hw_adaptive_levels]="the debug kernel under TCG cannot pace the 4000 msg/s that level 1 needs"
+	CQN_SKIP[hw_adaptive_levels]="DIM on the debug kernel may not move in the minute this lane has (as the core's, DIM_MAY_STAY)"
 	# make check's debug VM runs what the debug kernel's checkers (KASAN,
 	# lockdep, kmemleak) judge best: the provider's timer and queues under
 	# live changes, resizes, overflow and destroy; the stock kernels run
@@ -432,28 +432,30 @@ hw_clamped_to_caps()
 	ep_remove cli srv
 }
 
-# cqnotify's adaptive moderation through the device: paced traffic calls for
-# level 1 or more, and the level it picks is programmed as hw.
+# cqnotify's adaptive moderation through the device: lib/dim's rdma_dim()
+# moves the level under a stream, as it moves the core's (core_dim_levels),
+# and the level it picks is programmed as hw: level 1 and up have a count of
+# 4 or more and a period (the DIM profile). A DIM that is never fed, or
+# whose level is not applied, stays at level 0 ("hw count=1 period=1").
 hw_adaptive_levels()
 {
 	local eff i seen=
 
 	setup || return 1
 	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=32 msg_size=64 \
-		rate=4000 iterations=0 duration_ms=0 adaptive_moderation=1 || return 1
+	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 msg_size=64 \
+		iterations=0 duration_ms=0 adaptive_moderation=1 || return 1
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < DIM_WAIT_S * 5; i++)); do
 		eff=$(ep_attr cli moderation_effective)
-		# Level 1 and up program a count of 2 or more and a period.
-		if [[ $eff =~ ^hw\ count=([2-9]|[1-9][0-9]+)\ period=[1-9][0-9]*\ adaptive\ level=[1-9]$ ]]; then
+		if [[ $eff =~ ^hw\ count=([4-9]|[1-9][0-9]+)\ period=[1-9][0-9]*\ adaptive\ level=[1-8]$ ]]; then
 			seen=$eff
 			break
 		fi
 		sleep 0.2
 	done
-	echo "figure: adaptive at rate 4000: $eff; moder_changes $(ep_stat cli moder_changes), $(ep_stat cli msgs_per_sec) msg/s"
-	[ -n "$seen" ] || { fail "no level above 0 programmed in 10 s (last: '$eff')"; return 1; }
+	echo "figure: adaptive moderation under a stream: $eff; moder_changes $(ep_stat cli moder_changes), $(ep_stat cli msgs_per_sec) msg/s"
+	[ -n "$seen" ] || { fail "no level above 0 programmed in $DIM_WAIT_S s (last: '$eff')"; return 1; }
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	ep_remove cli srv
