@@ -57,7 +57,7 @@ bench:
 style:
 	scripts/style
 
-# cqn_hostile: the hostile rdma_cm peer of the robust suite (librdmacm-dev,
+# cqn_hostile: the hostile rdma_cm peer of the hostile suite (librdmacm-dev,
 # libibverbs-dev).
 tools: $(CQN_BUILD)/tools/cqn_hostile
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cqn_hostile: a userspace rdma_cm peer of a cqnotify server that breaks the
- * protocol on purpose, for the robust suite's hostile_peer test
+ * protocol on purpose, for the hostile suite's tests
  * (Documentation/testing.rst). One mode per run:
  *
  *   oversize  COUNT connections, each sends one SIZE-byte message (more than

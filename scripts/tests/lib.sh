@@ -554,6 +554,38 @@ poll_threads()
 	echo $n
 }
 
+# --- the robust suites (faults, inject, fuzz, hostile, permissions):
+# reliability and security, on the debug kernel and the stock ones ---
+
+# rxe_reload: bring rxe0 and rxe1 back (vm-init's routing stays).
+rxe_reload()
+{
+	lsmod | grep -q '^rdma_rxe' || modprobe rdma_rxe || return 1
+	[ -e /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev veth0 || return 1
+	[ -e /sys/class/infiniband/rxe1 ] || rdma link add rxe1 type rxe netdev veth1
+}
+
+# robust_setup: what each test of the robust suites starts from: rxe0 and
+# rxe1 (a test may have removed them), the modules loaded, none of the
+# suites' endpoints left.
+robust_setup()
+{
+	rxe_reload || { fail "rxe0/rxe1 missing and cannot be re-added"; return 1; }
+	cqn_load || return 1
+	ep_remove srv cli good c0 c1 c2 c3 fsrv
+}
+
+# endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
+endless_client()
+{
+	local name=$1
+
+	shift
+	ep_create "$name" role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 "$@" || return 1
+	ep_enable "$name" 1 && ep_wait_state "$name" running 60
+}
+
 # --- reliability figures, measured (scripts/check sums them) ---
 
 # run_lost CLIENT: the figures of a run that finished (every echo was due),
