@@ -892,41 +892,54 @@ tracepoints_connection_run()
 	expect_eq "$(ep_stat cli msg_errors)" 0 "msg_errors" || return 1
 }
 
+# events_come_back CLIENT: with events delivered again (fault_drop_events
+# 0), CLIENT's CQ raises them again: more than 5 new cq_events in 30 s.
+events_come_back()
+{
+	local ev
+
+	printf 0 >"$CQN_DFS/$1/fault_drop_events"
+	ev=$(ep_stat "$1" cq_events)
+	wait_stat 30 "$1" cq_events -gt $((ev + 5))
+}
+
+# pingpong_case WATCHDOG_MS BODY AFTER: a server and an endless pingpong
+# client "cli" with that watchdog_ms, running; BODY (a function) is the
+# test; AFTER (a function, given BODY's status) undoes what BODY may have
+# left (a fault knob, a stalled connection) before both are removed.
+# Returns BODY's status.
+pingpong_case()
+{
+	local rc
+
+	setup || return 1
+	start_server || return 1
+	endless_client cli workload=pingpong watchdog_ms="$1" || return 1
+	"$2"
+	rc=$?
+	"$3" $rc
+	ep_remove cli srv
+	return $rc
+}
+
 # Lost completion events (fault knob) leave the CQ unarmed: traffic stops.
 # Turning the silent-CQ watchdog on, live, recovers it even while events
 # keep getting lost; once they are not, events come back after a fallback.
 watchdog_recovers_lost_event()
 {
-	local v0 v1 ev i
-
 	setup || return 1
 	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
-		duration_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_stat 30 cli msgs_verified -gt 10 || return 1
-	printf 1000000 >"$CQN_DFS/cli/fault_drop_events" || { fail "fault_drop_events knob"; return 1; }
-	wait_stat 30 cli cq_events_dropped -ge 1 || return 1
-	# Stalled: no progress over two seconds (an event already overtaken by
-	# a re-arm that reported it may let a few more through first).
-	for i in $(seq 1 10); do
-		v0=$(ep_stat cli msgs_verified)
-		sleep 2
-		v1=$(ep_stat cli msgs_verified)
-		[ "$v1" = "$v0" ] && break
-	done
-	expect_eq "$v1" "$v0" "traffic with events lost and no watchdog (must stall)" || return 1
+	endless_client cli workload=pingpong || return 1
+	stall_by_lost_events cli || return 1
 	expect_write "$CQN_CFS/endpoints/cli/watchdog_ms" 200 || return 1
 	wait_stat 30 cli cq_watchdog_fires -ge 1 || return 1
-	wait_stat 30 cli msgs_verified -gt $((v1 + 20)) || return 1
+	wait_stat 30 cli msgs_verified -gt $((STALLED_AT + 20)) || return 1
 	[ "$(ep_stat cli cq_fallbacks)" -ge 1 ] || { fail "no fallback counted"; return 1; }
 	# Events are delivered again: after the fallback, the CQ is armed again.
-	printf 0 >"$CQN_DFS/cli/fault_drop_events"
-	ev=$(ep_stat cli cq_events)
-	wait_stat 30 cli cq_events -gt $((ev + 5)) || return 1
+	events_come_back cli || return 1
 	ep_enable cli 0 || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "msg_errors" || return 1
-	echo "figure: stalled at $v0 messages; watchdog fired $(ep_stat cli cq_watchdog_fires) time(s), $(ep_stat cli msgs_verified) verified at the end"
+	echo "figure: stalled at $STALLED_AT messages; watchdog fired $(ep_stat cli cq_watchdog_fires) time(s), $(ep_stat cli msgs_verified) verified at the end"
 	ep_remove cli srv
 }
 
@@ -940,27 +953,22 @@ watchdog_recovers_lost_event()
 # connection itself (a live watchdog_ms write) so that its disable returns.
 watchdog_set_before_enable()
 {
-	local rc
+	pingpong_case 1000 watchdog_before_enable_run watchdog_unstick
+}
 
-	setup || return 1
-	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
-		duration_ms=0 watchdog_ms=1000 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	watchdog_before_enable_run
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		printf 0 >"$CQN_DFS/cli/fault_drop_events"
-		printf 100 >"$CQN_CFS/endpoints/cli/watchdog_ms"
-		sleep 1
-	fi
-	ep_remove cli srv
-	return $rc
+# watchdog_unstick RC: after a failed run, events delivered again and a live
+# watchdog, so that the connection moves and its disable returns.
+watchdog_unstick()
+{
+	[ "$1" -ne 0 ] || return 0
+	printf 0 >"$CQN_DFS/cli/fault_drop_events"
+	printf 100 >"$CQN_CFS/endpoints/cli/watchdog_ms"
+	sleep 1
 }
 
 watchdog_before_enable_run()
 {
-	local v d f ev
+	local v d f
 
 	wait_stat 30 cli msgs_verified -gt 20 || return 1
 	expect_eq "$(ep_stat cli cq_watchdog_fires)" 0 "watchdog fires on a healthy pingpong" ||
@@ -979,9 +987,7 @@ watchdog_before_enable_run()
 		{ fail "the watchdog did not fire again"; return 1; }
 	wait_stat 30 cli msgs_verified -gt $((v + 20)) || return 1
 	[ "$(ep_stat cli cq_fallbacks)" -ge 2 ] || { fail "fewer than two fallbacks counted"; return 1; }
-	printf 0 >"$CQN_DFS/cli/fault_drop_events"
-	ev=$(ep_stat cli cq_events)
-	wait_stat 30 cli cq_events -gt $((ev + 5)) || return 1
+	events_come_back cli || return 1
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	echo "figure: watchdog_ms 1000 from enable: $(ep_stat cli cq_watchdog_fires) fire(s), $(ep_stat cli cq_fallbacks) fallback(s), $(ep_stat cli cq_events_dropped) events lost, $(ep_stat cli msgs_verified) echoes verified"
@@ -995,18 +1001,13 @@ watchdog_before_enable_run()
 # instead stalls for good (watchdog_ms 0: nothing else would poll).
 arm_race_polls_again()
 {
-	local rc
+	pingpong_case 0 arm_race_run arm_race_undo
+}
 
-	setup || return 1
-	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
-		duration_ms=0 watchdog_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	arm_race_run
-	rc=$?
+# arm_race_undo RC: the arm delay off, whatever the run left.
+arm_race_undo()
+{
 	printf 0 >"$CQN_DFS/cli/fault_arm_delay_us"
-	ep_remove cli srv
-	return $rc
 }
 
 arm_race_run()
@@ -1206,8 +1207,4 @@ siw_run()
 	ep_remove cli srv
 }
 
-cqn_run_tests
-rc=$?
-ep_remove cli srv 2>/dev/null
-cqn_unload 2>/dev/null
-exit $rc
+cqn_run_suite cli srv

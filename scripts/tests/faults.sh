@@ -436,8 +436,4 @@ reconnect_gives_up()
 	ep_remove cli srv
 }
 
-cqn_run_tests
-rc=$?
-ep_remove cli c0 c1 c2 c3 srv 2>/dev/null
-cqn_unload 2>/dev/null
-exit $rc
+cqn_run_suite cli c0 c1 c2 c3 srv

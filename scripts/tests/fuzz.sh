@@ -406,8 +406,4 @@ configfs_state_sequences()
 	ep_remove cli srv
 }
 
-cqn_run_tests
-rc=$?
-ep_remove cli fz srv 2>/dev/null
-cqn_unload 2>/dev/null
-exit $rc
+cqn_run_suite cli fz srv

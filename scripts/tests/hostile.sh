@@ -215,17 +215,29 @@ hs_figures()
 		lost=$((STATS[msgs_sent] - STATS[msgs_verified] - cost))
 }
 
+# hs_case LIE COST KEY=VALUE...: one hostile_server_* test: cqn_hostile
+# serves with LIE (hostile_serve), its figures are reported (hs_figures
+# LIE COST), the client ends done with intact echoes (hs_intact), the
+# counters KEY=VALUE (hs_expect) and every work request accounted for.
+hs_case()
+{
+	local lie=$1 cost=$2
+
+	shift 2
+	hostile_serve "$lie" || return 1
+	hs_figures "$lie" "$cost"
+	expect_eq "$(ep_attr cli state)" done "client state" || return 1
+	hs_intact && hs_expect "$@" || return 1
+	check_accounted cli || return 1
+	ep_remove cli
+}
+
 # A faithful echo server that is not cqnotify's: the positive control of
 # the lying ones below. Every message comes back and verifies.
 hostile_server_faithful()
 {
-	hostile_serve none || return 1
-	hs_figures none 0
-	expect_eq "$(ep_attr cli state)" done "client state" || return 1
-	hs_intact && hs_expect msg_errors=0 err_lost=0 err_stale=0 msgs_sent=$HS_N \
-		msgs_received=$HS_N msgs_verified=$HS_N || return 1
-	check_accounted cli || return 1
-	ep_remove cli
+	hs_case none 0 msg_errors=0 err_lost=0 err_stale=0 msgs_sent=$HS_N \
+		msgs_received=$HS_N msgs_verified=$HS_N
 }
 
 # The echo of message i carries sequence number i + 1 (checksum right):
@@ -234,13 +246,9 @@ hostile_server_faithful()
 # unverified per lie, nothing else.
 hostile_server_wrong_seq()
 {
-	hostile_serve seq || return 1
-	hs_figures seq $((2 * HS_LIES))
-	expect_eq "$(ep_attr cli state)" done "client state" || return 1
-	hs_intact && hs_expect err_lost=$HS_LIES err_stale=$HS_LIES msg_errors=$((2 * HS_LIES)) \
-		msgs_sent=$HS_N msgs_received=$HS_N msgs_verified=$((HS_N - 2 * HS_LIES)) || return 1
-	check_accounted cli || return 1
-	ep_remove cli
+	hs_case seq $((2 * HS_LIES)) err_lost=$HS_LIES err_stale=$HS_LIES \
+		msg_errors=$((2 * HS_LIES)) msgs_sent=$HS_N msgs_received=$HS_N \
+		msgs_verified=$((HS_N - 2 * HS_LIES))
 }
 
 # The echo of message i comes twice: the second is stale (err_stale), every
@@ -249,31 +257,18 @@ hostile_server_wrong_seq()
 # (it once counted itself done early and left one echo per lie unverified).
 hostile_server_duplicate()
 {
-	hostile_serve dup || return 1
-	hs_figures dup 0
-	expect_eq "$(ep_attr cli state)" done "client state" || return 1
-	hs_intact && hs_expect err_lost=0 err_stale=$HS_LIES msg_errors=$HS_LIES \
-		msgs_sent=$HS_N msgs_verified=$HS_N msgs_received=$((HS_N + HS_LIES)) || return 1
-	check_accounted cli || return 1
-	ep_remove cli
+	hs_case dup 0 err_lost=0 err_stale=$HS_LIES msg_errors=$HS_LIES \
+		msgs_sent=$HS_N msgs_verified=$HS_N msgs_received=$((HS_N + HS_LIES))
 }
 
 # The echo of message i waits for that of i + 1 and goes after it: the
 # client sees a gap at i + 1 (err_lost) and i late (err_stale).
 hostile_server_reorder()
 {
-	hostile_serve reorder || return 1
-	hs_figures reorder $((2 * HS_LIES))
-	expect_eq "$(ep_attr cli state)" done "client state" || return 1
-	expect_eq "$(hp_field hold_timeouts)" 0 "echoes held with no next message" || return 1
-	hs_intact && hs_expect err_lost=$HS_LIES err_stale=$HS_LIES msg_errors=$((2 * HS_LIES)) \
-		msgs_sent=$HS_N msgs_received=$HS_N msgs_verified=$((HS_N - 2 * HS_LIES)) || return 1
-	check_accounted cli || return 1
-	ep_remove cli
+	hs_case reorder $((2 * HS_LIES)) err_lost=$HS_LIES err_stale=$HS_LIES \
+		msg_errors=$((2 * HS_LIES)) msgs_sent=$HS_N msgs_received=$HS_N \
+		msgs_verified=$((HS_N - 2 * HS_LIES)) || return 1
+	expect_eq "$(hp_field hold_timeouts)" 0 "echoes held with no next message"
 }
 
-cqn_run_tests
-rc=$?
-ep_remove cli good srv 2>/dev/null
-cqn_unload 2>/dev/null
-exit $rc
+cqn_run_suite cli good srv

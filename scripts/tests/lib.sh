@@ -248,6 +248,20 @@ cqn_run_tests()
 	[ "$CQN_TEST_FAILS" -eq 0 ]
 }
 
+# cqn_run_suite [ENDPOINT...]: a suite's last line: run its tests
+# (cqn_run_tests), then, whatever they left, remove ENDPOINTs and unload
+# the modules; exit with the tests' status.
+cqn_run_suite()
+{
+	local rc
+
+	cqn_run_tests
+	rc=$?
+	ep_remove "$@" 2>/dev/null
+	cqn_unload 2>/dev/null
+	exit $rc
+}
+
 # check_accounted EP: every work request the endpoint posted completed
 # (successfully, in error or flushed) or was counted lost. Meaningful once
 # its connections are destroyed (conns_active 0, conns_closed counted).
@@ -479,6 +493,43 @@ run_client()
 	ep_wait_state "$name" done 240
 }
 
+# endless_client NAME [ATTR=VALUE...]: a client running until it is
+# disabled (iterations=0 duration_ms=0), enabled and running: a stream of
+# queue_depth 8 unless the ATTRs say otherwise (workload=pingpong, whose one
+# message outstanding leaves queue_depth without effect; queue_depth=16).
+endless_client()
+{
+	local name=$1
+
+	shift
+	ep_create "$name" role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 "$@" || return 1
+	ep_enable "$name" 1 && ep_wait_state "$name" running 60
+}
+
+# stall_by_lost_events CLIENT: once CLIENT has verified more than 10
+# echoes, lose every completion event of its CQ (fault_drop_events) and
+# wait until its traffic stalls, as it must with no watchdog: no progress
+# over two seconds (an event already overtaken by a re-arm that reported it
+# may let a few more through first; 10 tries). STALLED_AT is its
+# msgs_verified then.
+stall_by_lost_events()
+{
+	local c=$1 i v0 v1
+
+	wait_stat 30 "$c" msgs_verified -gt 10 || return 1
+	printf 1000000 >"$CQN_DFS/$c/fault_drop_events" || { fail "fault_drop_events knob"; return 1; }
+	wait_stat 30 "$c" cq_events_dropped -ge 1 || return 1
+	for i in $(seq 1 10); do
+		v0=$(ep_stat "$c" msgs_verified)
+		sleep 2
+		v1=$(ep_stat "$c" msgs_verified)
+		[ "$v1" = "$v0" ] && break
+	done
+	STALLED_AT=$v1
+	expect_eq "$v1" "$v0" "traffic with events lost and no watchdog (must stall)"
+}
+
 # check_clean_run CLIENT N: every message sent, echoed and verified once.
 check_clean_run()
 {
@@ -573,17 +624,6 @@ robust_setup()
 	rxe_reload || { fail "rxe0/rxe1 missing and cannot be re-added"; return 1; }
 	cqn_load || return 1
 	ep_remove srv cli good c0 c1 c2 c3 fsrv
-}
-
-# endless_client NAME [ATTR=VALUE...]: a client streaming until disabled.
-endless_client()
-{
-	local name=$1
-
-	shift
-	ep_create "$name" role=client addr=$SERVER_ADDR workload=stream queue_depth=8 \
-		iterations=0 duration_ms=0 "$@" || return 1
-	ep_enable "$name" 1 && ep_wait_state "$name" running 60
 }
 
 # --- reliability figures, measured (scripts/check sums them) ---

@@ -95,8 +95,4 @@ permissions_checks()
 	ep_remove srv
 }
 
-cqn_run_tests
-rc=$?
-ep_remove srv 2>/dev/null
-cqn_unload 2>/dev/null
-exit $rc
+cqn_run_suite srv

@@ -235,16 +235,21 @@ max_conns_enforced()
 	ep_remove cli cli2 cli3 srv
 }
 
+# streaming SECONDS: a server and an endless stream client "cli"
+# (queue_depth 16) that has verified more than 50 echoes within SECONDS.
+streaming()
+{
+	setup || return 1
+	start_server || return 1
+	endless_client cli queue_depth=16 || return 1
+	wait_stat "$1" cli msgs_verified -gt 50
+}
+
 disconnect_midstream()
 {
 	local before
 
-	setup || return 1
-	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
-		iterations=0 duration_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_stat 30 cli msgs_verified -gt 50 || return 1
+	streaming 30 || return 1
 	ep_enable cli 0 || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors after stop" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
@@ -259,12 +264,7 @@ disconnect_midstream()
 
 link_delete_under_traffic()
 {
-	setup || return 1
-	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
-		iterations=0 duration_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_stat 30 cli msgs_verified -gt 50 || return 1
+	streaming 30 || return 1
 	# The server's side of the connection is on rxe0, the client's on rxe1.
 	expect_match "$(cat "$CQN_DFS"/srv/conns/*/stats)" "^device $SRV_DEV\$" \
 		"server connection device" || return 1
@@ -286,12 +286,7 @@ link_delete_under_traffic()
 
 rmmod_under_traffic()
 {
-	setup || return 1
-	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=16 \
-		iterations=0 duration_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_stat 60 cli msgs_verified -gt 50 || return 1
+	streaming 60 || return 1
 	# The service goes under traffic: every endpoint stops cleanly. The
 	# directories live in cqnotify_configfs.ko and keep their configuration.
 	timeout 120 rmmod cqnotify || { fail "rmmod cqnotify under traffic failed or hung"; return 1; }
@@ -322,8 +317,7 @@ rmdir_running()
 {
 	setup || return 1
 	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=stream iterations=0 duration_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	endless_client cli queue_depth=16 || return 1
 	rmdir "$CQN_CFS/endpoints/srv" || { fail "rmdir running server"; return 1; }
 	ep_wait_state cli error 30 || return 1
 	expect_match "$(ep_attr cli last_error)" "disconnect|wc status|QP event" "client sees the server go" || return 1
@@ -343,23 +337,12 @@ fi
 # is accounted for, and the module unloads.
 teardown_bounded_after_lost_events()
 {
-	local v0 v1 i pid t0 rc
+	local i pid t0 rc
 
 	setup || return 1
 	start_server || return 1
-	ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=0 \
-		duration_ms=0 watchdog_ms=0 || return 1
-	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
-	wait_stat 30 cli msgs_verified -gt 10 || return 1
-	printf 1000000 >"$CQN_DFS/cli/fault_drop_events" || { fail "fault_drop_events knob"; return 1; }
-	wait_stat 30 cli cq_events_dropped -ge 1 || return 1
-	for i in $(seq 1 10); do
-		v0=$(ep_stat cli msgs_verified)
-		sleep 2
-		v1=$(ep_stat cli msgs_verified)
-		[ "$v1" = "$v0" ] && break
-	done
-	expect_eq "$v1" "$v0" "traffic with events lost and no watchdog (must stall)" || return 1
+	endless_client cli workload=pingpong watchdog_ms=0 || return 1
+	stall_by_lost_events cli || return 1
 	# The write in the background, so that a hang fails the test instead of
 	# stopping the suite.
 	t0=$SECONDS
@@ -380,7 +363,7 @@ teardown_bounded_after_lost_events()
 	expect_eq "$(ep_stat cli conns_active)" 0 "cli conns_active after disable" || return 1
 	check_accounted cli || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
-	echo "figure: stalled at $v0 messages; disable returned after $((SECONDS - t0)) s, state $(ep_attr cli state)," \
+	echo "figure: stalled at $STALLED_AT messages; disable returned after $((SECONDS - t0)) s, state $(ep_attr cli state)," \
 		"wc_flushed $(ep_stat cli wc_flushed), wc_lost $(ep_stat cli wc_lost)"
 	# The provider flushed every posted receive: teardown polled them out
 	# of a CQ that raises no events (a drain that waits for events finds
