@@ -5,14 +5,14 @@
 #   make check      the whole test suite, in QEMU (installs what it needs)
 #   make check-leaks the debug-kernel suites with a kmemleak scan pair after
 #                   every test (about 35 minutes)
-#   make tools      the userspace test peers (tools/*.c) into $(CQN_BUILD)/tools
+#   make tools      the userspace test peers (tools/testing/*.c) into $(CQN_BUILD)/tools
 #   make demo       the demo, in QEMU on Debian's stock kernel (KERNEL=6.12 for 6.12)
 #   make bench      polling vs event notification against perftest, in QEMU (build/bench/;
 #                   KERNEL=6.12 for the 6.12 kernel)
 #   make style      checkpatch --strict, kernel-doc, Documentation/ validity
 #   make install    install cqnotify.ko and cqnotify_configfs.ko into
 #                   /lib/modules/<kernel>/updates, run depmod, and the control tool
-#                   scripts/cqnotifyctl into $(SBINDIR) (/usr/local/sbin)
+#                   tools/cqnotifyctl into $(SBINDIR) (/usr/local/sbin)
 #   make clean
 
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
@@ -36,7 +36,7 @@ SBINDIR ?= /usr/local/sbin
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
-	install -D -m 0755 scripts/cqnotifyctl $(INSTALL_MOD_PATH)$(SBINDIR)/cqnotifyctl
+	install -D -m 0755 tools/cqnotifyctl $(INSTALL_MOD_PATH)$(SBINDIR)/cqnotifyctl
 
 check:
 	scripts/check
@@ -61,7 +61,7 @@ style:
 # libibverbs-dev).
 tools: $(CQN_BUILD)/tools/cqn_hostile
 
-$(CQN_BUILD)/tools/cqn_hostile: tools/cqn_hostile.c include/cqn_msg.h
+$(CQN_BUILD)/tools/cqn_hostile: tools/testing/cqn_hostile.c include/cqn_msg.h
 	mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
 

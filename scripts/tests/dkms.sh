@@ -77,7 +77,7 @@ setup()
 	# A copy of the tree as a release tarball would have it: no .git, no objects.
 	(cd "$CQN_TOP" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		dkms.conf VERSION Kbuild Makefile README src include kunit \
-		scripts/cqnotifyctl scripts/dkms-tool) | tar -xf - -C "$T/src"
+		tools/cqnotifyctl scripts/dkms-tool) | tar -xf - -C "$T/src"
 }
 
 command -v dkms >/dev/null || { not_ok "dkms is installed (scripts/install-deps)"; exit 1; }
@@ -106,7 +106,7 @@ if ! dkms build -k "$kver" "cqnotify/$ver" >>"$log" 2>&1; then
 fi
 ok "dkms build for $kver ($((SECONDS - t0)) s)"
 check "dkms install" dkms install -k "$kver" "cqnotify/$ver" || exit 1
-if [ -x $tool ] && cmp -s $tool "$T/src/scripts/cqnotifyctl"; then
+if [ -x $tool ] && cmp -s $tool "$T/src/tools/cqnotifyctl"; then
 	ok "dkms install puts the tool in $tool"
 else
 	not_ok "dkms install puts the tool in $tool" "$(ls -l $tool 2>&1)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Hostile peers on the wire, one of the robust suites (scripts/tests/lib.sh
-# "the robust suites"): tools/cqn_hostile as a client that breaks the
+# "the robust suites"): cqn_hostile (tools/testing/) as a client that breaks the
 # protocol (oversized, empty and lying messages, connection floods) while
 # a well-behaved client runs, and as a server whose intact echoes lie
 # about their order. Each test is followed by the kernel gate of
@@ -39,7 +39,7 @@ if [ "$CQN_KERNEL" = debug ]; then
 	HS_LIES=3
 fi
 
-# hostile_run ARGS...: one run of tools/cqn_hostile against the server; its
+# hostile_run ARGS...: one run of cqn_hostile against the server; its
 # result line is left in REPLY. The well-behaved client "good" must have
 # verified more echoes by the end, and still be running.
 hostile_run()

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/cqnotifyctl against the real module (a server on rxe0 at 10.77.0.1,
+# tools/cqnotifyctl against the real module (a server on rxe0 at 10.77.0.1,
 # clients on rxe1), its one-line errors, save/restore, run and top; and the
 # module's interfaces made for it: configfs "attributes" and "reset", the
 # raw debugfs "histograms", the endpoint names mkdir refuses. (The install
@@ -21,7 +21,7 @@ ALL_TESTS="
 	rdma_res_joined
 	compare_side_by_side
 "
-CTL=$CQN_TOP/scripts/cqnotifyctl
+CTL=$CQN_TOP/tools/cqnotifyctl
 ADDR=10.77.0.1
 # Iterations stay small: the debug kernel under TCG moves ~1000 messages/s.
 ITER=${CQN_TEST_ITERATIONS:-200}
