@@ -42,6 +42,22 @@ vm()
 	"$CQN_TOP/scripts/vm-run" "$@" >"$dir/$name.log" 2>&1 || status=$?
 }
 
+# gate_caught WHAT NAME GATE EVIDENCE WHY: the last vm run (NAME, its log
+# $dir/NAME.log) must have failed the gate (exit 125) with "GATE FAILED:
+# GATE" and a line matching the regex EVIDENCE; else not ok, saying WHY.
+gate_caught()
+{
+	local log=$dir/$2.log
+
+	if [ "$status" != 125 ]; then
+		not_ok "$1" "exit $status, want 125 (see $log)"
+	elif ! grep -q "GATE FAILED: $3" "$log" || ! grep -qE "$4" "$log"; then
+		not_ok "$1" "$5 in $log"
+	else
+		ok "$1"
+	fi
+}
+
 # Build against the debug kernel, out of the checkout's source tree.
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -62,14 +78,8 @@ vm warn --no-rxe -- env CQN_SPLAT_KO="$ko" bash -c \
 	 planted_warn() { insmod "$CQN_SPLAT_KO" kind=warn; }
 	 quiet_after() { sleep 1; }
 	 ALL_TESTS="quiet_before planted_warn quiet_after"; cqn_run_tests' harness_selftest
-if [ "$status" != 125 ]; then
-	not_ok "gate catches a WARN" "exit $status, want 125 (see $dir/warn.log)"
-elif ! grep -q 'GATE FAILED: kernel splat' "$dir/warn.log" ||
-	! grep -qE 'WARNING: .*cqn_splat' "$dir/warn.log"; then
-	not_ok "gate catches a WARN" "no WARNING line from cqn_splat in $dir/warn.log"
-else
-	ok "gate catches a WARN"
-fi
+gate_caught "gate catches a WARN" warn 'kernel splat' 'WARNING: .*cqn_splat' \
+	"no WARNING line from cqn_splat"
 if grep -q '^not ok - harness_selftest@[^:]*: planted_warn: kernel splat' "$dir/warn.log" &&
 	grep -q '^ok - harness_selftest@[^:]*: quiet_before$' "$dir/warn.log" &&
 	grep -q '^ok - harness_selftest@[^:]*: quiet_after$' "$dir/warn.log"; then
@@ -84,14 +94,8 @@ fi
 vm leak --no-rxe -- env CQN_SPLAT_KO="$ko" bash -c \
 	'. scripts/tests/lib.sh; planted_leak() { insmod "$CQN_SPLAT_KO" kind=leak; }
 	 ALL_TESTS=planted_leak; cqn_run_tests' harness_selftest
-if [ "$status" != 125 ]; then
-	not_ok "gate catches a kmemleak report" "exit $status, want 125 (see $dir/leak.log)"
-elif ! grep -q 'GATE FAILED: kmemleak' "$dir/leak.log" ||
-	! grep -q 'unreferenced object' "$dir/leak.log"; then
-	not_ok "gate catches a kmemleak report" "no kmemleak report in $dir/leak.log"
-else
-	ok "gate catches a kmemleak report"
-fi
+gate_caught "gate catches a kmemleak report" leak kmemleak 'unreferenced object' \
+	"no kmemleak report"
 if grep -q 'GATE FAILED: kmemleak: .* allocated during: harness_selftest@[^:]*: planted_leak' "$dir/leak.log" &&
 	grep -q '^not ok - harness_selftest@[^:]*: planted_leak: kmemleak' "$dir/leak.log"; then
 	ok "gate names the test that leaked"
