@@ -49,10 +49,10 @@ check-leaks:
 KERNEL ?= 6.1
 
 demo:
-	scripts/demo $(KERNEL)
+	scripts/demo/run $(KERNEL)
 
 bench:
-	scripts/bench --kernel $(KERNEL)
+	scripts/bench/run --kernel $(KERNEL)
 
 style:
 	scripts/style

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What the kernel gate looks for, held once for its three users:
 # scripts/vm-run (the VM's gate, on the host, after the run),
-# scripts/vm-init (collects its evidence in the guest) and
+# scripts/vm/init (collects its evidence in the guest) and
 # scripts/tests/lib.sh (each test's own gate, in the guest).
 # shellcheck shell=bash disable=SC2034 # the variables are for those scripts
 

@@ -566,7 +566,7 @@ gone()
 
 # perftest over the patched provider, polled and with events (-e): user
 # space arms its CQs through rxe_req_notify_cq(), unmoderated. As in
-# scripts/bench-guest: -F (TCG's TSC calibration may fail on a busy host),
+# scripts/bench/guest: -F (TCG's TSC calibration may fail on a busy host),
 # the server's own listening id awaited, the client under a timeout, the
 # report taken from either side.
 perftest_over_patched()

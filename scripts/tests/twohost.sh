@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Two hosts on a lossy link: runs in both VMs of scripts/vm-pair, which
+# Two hosts on a lossy link: runs in both VMs of scripts/vm/pair, which
 # joins them with a QEMU socket network and sets CQN_PAIR_ROLE and
 # CQN_PAIR_MAC. Each VM puts rxe0 on its NIC to the other, behind netem
 # (1% loss, 1 ms delay, on both sides); the server VM runs a cqnotify server,
@@ -39,7 +39,7 @@ case "$ROLE" in
 server) ALL_TESTS=serve_lossy_link ;;
 client) ALL_TESTS=netem_loss_zero_app_loss ;;
 *)
-	echo "not ok - twohost@$CQN_KLABEL: CQN_PAIR_ROLE is '$ROLE', not server or client (run it with scripts/vm-pair)"
+	echo "not ok - twohost@$CQN_KLABEL: CQN_PAIR_ROLE is '$ROLE', not server or client (run it with scripts/vm/pair)"
 	exit 1 ;;
 esac
 

@@ -37,7 +37,7 @@ Options:
                          to another VM: "listen" waits for one on
                          127.0.0.1:PORT, "connect" joins one there (QEMU
                          fails at once if nothing listens yet: start the
-                         listening VM first, as scripts/vm-pair does). The
+                         listening VM first, as scripts/vm/pair does). The
                          guest brings it up itself; its MAC is MAC
                          (default 52:54:00:78:00:01, give each VM its own)
   --append KARGS         extra kernel command line arguments

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/vm-run, part 2 of 4: the guest: its kernel (the debug build or a
 # stock one with scripts/vm-initramfs), command line, vm.conf (what
-# scripts/vm-init reads), the result directory $rd and QEMU's command line
+# scripts/vm/init reads), the result directory $rd and QEMU's command line
 # in the array qemu (also in $rd/qemu.cmd).
 # shellcheck shell=bash disable=SC2034,SC2154 # variables shared by the parts
 
@@ -11,7 +11,7 @@
 # test, and results go through the uncached "out" share.
 # CQN_VM_ROOTFLAGS overrides it (for measuring other modes).
 rootflags=${CQN_VM_ROOTFLAGS:-trans=virtio,version=9p2000.L,msize=512000,cache=loose}
-init=$CQN_TOP/scripts/vm-init
+init=$CQN_TOP/scripts/vm/init
 initrd=
 case "$kind" in
 debug)
