@@ -41,6 +41,8 @@
  * @CQN_STAT_cq_wakeups: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_arms: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_window_hits: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_softirq_runs: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_softirq_yields: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
  * @CQN_STAT_moder_changes: see Documentation/admin-guide.rst
@@ -92,6 +94,8 @@ enum cqn_stat {
 	CQN_STAT_cq_wakeups,
 	CQN_STAT_cq_arms,
 	CQN_STAT_cq_window_hits,
+	CQN_STAT_cq_softirq_runs,
+	CQN_STAT_cq_softirq_yields,
 	CQN_STAT_cq_mode_switches,
 	CQN_STAT_cq_resizes,
 	CQN_STAT_moder_changes,

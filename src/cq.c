@@ -9,11 +9,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/error-injection.h>
 #include <linux/slab.h>
 
 #include "cq.h"
 #include "cqn_trace.h"
+
+/* A busy poller whose softirqs went to ksoftirqd sleeps this long for it. */
+#define CQN_SOFTIRQ_YIELD_US	10
 
 /**
  * DOC: CQ modes
@@ -41,14 +45,17 @@
  * ``poll``
  *	A kernel thread per CQ (``cqn-poll/<endpoint>.<connection>``, pinned
  *	to ``poll_cpu`` unless it is -1) calls ib_poll_cq() in batches and
- *	never arms the CQ, so no interrupt or event is ever taken. It calls
- *	cond_resched() after every 64 completions or an empty poll: it costs a
- *	whole CPU while the endpoint runs, in exchange for the shortest path
- *	from completion to handler.
+ *	never arms the CQ, so no interrupt or event is ever taken. Each poll
+ *	of up to 64 completions runs with bottom halves disabled, and
+ *	enabling them again runs the softirqs raised meanwhile on that CPU
+ *	(cqn_cq_busy_poll(), as napi_busy_loop() does); it calls
+ *	cond_resched() after each. It costs a whole CPU while the endpoint
+ *	runs, in exchange for the shortest path from completion to handler.
  *
  * ``adaptive``
  *	Like ``event``, but after the work item has emptied the CQ it keeps
- *	polling for a window before it re-arms. A completion found inside the
+ *	polling for a window before it re-arms, the same busy polls as
+ *	``poll`` mode's. A completion found inside the
  *	window doubles it and starts it again; a window that runs out empty
  *	halves it; an event that a window of at most ``poll_window_max_us``
  *	would have caught sets it to twice the gap. Under steady load the
@@ -198,6 +205,42 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 		trace_cqn_cq_poll(c, done, budget, from_event);
 	}
 	return done;
+}
+
+/**
+ * cqn_cq_busy_poll() - one poll of a busy-polling loop that lets softirqs run
+ * @c: the engine
+ * @budget: the most completions to hand over
+ *
+ * As napi_busy_loop() does, the poll runs with bottom halves disabled and
+ * enabling them again runs the softirqs raised meanwhile on this CPU: a
+ * poller that spins in process context would otherwise hold back the very
+ * completions it waits for (6.1's rxe posts them from tasklets) until the
+ * next interrupt (``cq_softirq_runs``). Softirqs still pending after that
+ * were handed to ksoftirqd (a busy CPU): then the poller sleeps for a few
+ * microseconds so that it runs, and a loaded host slows polling down
+ * instead of starving the provider (``cq_softirq_yields``).
+ *
+ * Context: process context, the one context that processes the CQ.
+ * Return: completions handed over.
+ */
+int cqn_cq_busy_poll(struct cqn_cq *c, int budget)
+{
+	bool pending;
+	int n;
+
+	local_bh_disable();
+	n = cqn_cq_process(c, budget, false);
+	pending = local_softirq_pending();
+	local_bh_enable();
+	if (!pending)
+		return n;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
+	if (local_softirq_pending()) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_yields);
+		usleep_range(CQN_SOFTIRQ_YIELD_US, 2 * CQN_SOFTIRQ_YIELD_US);
+	}
+	return n;
 }
 
 /**

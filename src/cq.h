@@ -291,6 +291,7 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 
 /* src/cq.c */
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
+int cqn_cq_busy_poll(struct cqn_cq *c, int budget);
 int cqn_cq_arm(struct cqn_cq *c);
 bool cqn_cq_change_state(struct cqn_cq *c, u32 from, u32 to);
 int cqn_cq_own_alloc(struct cqn_cq *c, struct ib_device *ibdev, u32 cqe, int comp_vector);
