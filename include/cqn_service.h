@@ -42,6 +42,7 @@ enum cqn_ep_state {
 };
 
 extern const char *const cqn_ep_state_names[];
+bool cqn_ep_state_change_ok(enum cqn_ep_state from, enum cqn_ep_state to, bool new_run);
 
 struct cqn_endpoint;
 

@@ -113,8 +113,10 @@ struct cqn_drain {
 	struct completion done;
 };
 
+struct cqn_role_ops;
+
 /**
- * struct cqn_conn - one RC connection, server or client side
+ * struct cqn_conn - one RC connection, the part that knows no role
  * @ep: the endpoint it belongs to
  * @node: on @ep->conns while alive, on @ep->dead once closing
  * @id: number within the endpoint, for names and comp_vector choice
@@ -127,31 +129,22 @@ struct cqn_drain {
  * @rbufs: receive ring
  * @nsend: send ring size
  * @nrecv: receive ring size
- * @lock: protects everything below
- * @free_send: stack of free send buffer indices
+ * @lock: protects everything below, and the role's state
+ * @free_send: stack of free send buffer indices (cqn_conn_get_send(),
+ *	cqn_conn_put_send())
  * @nfree_send: entries on @free_send
- * @pending: server: receive indices waiting for a send buffer (FIFO)
- * @pending_head: first entry of @pending
- * @npending: entries in @pending
  * @posted_recv: receives currently posted
- * @next_seq: client: sequence number of the next message to send
- * @expected_seq: client: sequence number the next echo must carry
- * @resend_below: client: messages with a lower sequence number were sent
- *	on an earlier connection of the run (a resumed run sends them again)
- * @send_ns: client: send time by seq % @nsend (for short messages)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
- * @finished: client: the workload is complete
- * @pace_timer: client with a rate: sends the next message when it is due
- * @next_send_ns: client with a rate: when the next message is due
- * @pace_off: the pace timer may no longer be started (teardown)
- * @owns_id: destroying the connection destroys @cm_id (server side; a
- *	client's id belongs to its endpoint)
  * @dead: closing; on @ep->dead (protected by ep->state_lock)
  * @stats: this connection's counters
- * @dbg_dir: debugfs directory (server connections)
+ * @dbg_dir: debugfs directory conns/<id>
  * @peer: peer address, for logs and debugfs
  * @sdrain: send queue marker of teardown's bounded drain
  * @rdrain: receive queue marker of a bounded drain
+ *
+ * A server's connection (struct cqn_srv_conn, src/server.c) and a client's
+ * (struct cqn_clt_conn, src/client.c) embed it; what they add is reached
+ * through the endpoint's role operations (struct cqn_role_ops).
  */
 struct cqn_conn {
 	struct cqn_endpoint *ep;
@@ -167,24 +160,12 @@ struct cqn_conn {
 	u32 nsend;
 	u32 nrecv;
 
-	/* protects the rings and the workload state below */
+	/* protects the rings, the role's workload state and established */
 	spinlock_t lock;
 	u32 *free_send;
 	u32 nfree_send;
-	u32 *pending;
-	u32 pending_head;
-	u32 npending;
 	u32 posted_recv;
-	u64 next_seq;
-	u64 expected_seq;
-	u64 resend_below;
-	u64 *send_ns;
 	bool established;
-	bool finished;
-	struct hrtimer pace_timer;
-	u64 next_send_ns;
-	bool pace_off;
-	bool owns_id;
 
 	bool dead;
 	struct cqn_stats stats;
@@ -192,6 +173,76 @@ struct cqn_conn {
 	char peer[64];
 	struct cqn_drain sdrain;
 	struct cqn_drain rdrain;
+};
+
+/**
+ * struct cqn_role_ops - what a role adds to the connections and the
+ * endpoint that know no role
+ * @name: "server" or "client"
+ * @created: why a new connection exists (its first cqn_conn_state event)
+ * @owns_id: destroying a connection destroys its rdma_cm id (a server's
+ *	child id; a client's id belongs to its endpoint)
+ * @conn_alloc: allocate the role's connection, which embeds struct
+ *	cqn_conn, with its role state sized by the configuration; process
+ *	context. Returns the base connection or NULL
+ * @conn_free: free what @conn_alloc allocated
+ * @recv_done: the wr_cqe->done of the receive buffers
+ * @send_done: the wr_cqe->done of the send buffers
+ * @start: enable, after the run's state is reset: go to the first state
+ *	(cqn_ep_change_state()) and listen or connect; ep->lock held.
+ *	Returns 0 or -errno (the reason in last_error)
+ * @stop: disable: stop what the role runs besides its connections (the
+ *	client's reconnect); ep->lock held, accepting already false. May be NULL
+ * @established: a connection reached ESTABLISHED; rdma_cm handler
+ * @lost: a connection closed with an error, @why; any context. NULL when
+ *	that is no concern of the endpoint's (a server)
+ * @peer_left: the peer disconnected: is that an error? NULL for a
+ *	normal close, or the reason
+ * @need_any: the CQ engine's question (struct cqn_cq_owner) for the role
+ * @busy: does the role wait for something beyond sends in flight (for the
+ *	silent-CQ watchdog); any context, must not sleep
+ * @quiesce: teardown, before the drain: start nothing new. May be NULL
+ * @retire: teardown, drained, ep->state_lock held: what a later
+ *	connection of the run takes over. May be NULL
+ */
+struct cqn_role_ops {
+	const char *name;
+	const char *created;
+	bool owns_id;
+	struct cqn_conn *(*conn_alloc)(struct cqn_endpoint *ep);
+	void (*conn_free)(struct cqn_conn *conn);
+	void (*recv_done)(struct ib_cq *cq, struct ib_wc *wc);
+	void (*send_done)(struct ib_cq *cq, struct ib_wc *wc);
+	int (*start)(struct cqn_endpoint *ep);
+	void (*stop)(struct cqn_endpoint *ep);
+	void (*established)(struct cqn_conn *conn);
+	void (*lost)(struct cqn_endpoint *ep, const char *why);
+	const char *(*peer_left)(struct cqn_conn *conn);
+	bool (*need_any)(struct cqn_conn *conn);
+	bool (*busy)(struct cqn_conn *conn);
+	void (*quiesce)(struct cqn_conn *conn);
+	void (*retire)(struct cqn_conn *conn);
+};
+
+/**
+ * struct cqn_ep_client - what a client endpoint keeps across its connections
+ * @reconnect_attempt: reconnect attempts since the last connection was
+ *	established
+ * @reconnect_pending: @reconnect_work is to connect again
+ * @resume_seq: first message of the run not yet echoed when the last
+ *	connection was destroyed; the next connection starts there
+ * @resume_high: highest sequence number sent so far, plus one (messages
+ *	below it that are sent again count as msgs_resent)
+ * @reconnect_work: with reconnect=1: connects again after a loss
+ *
+ * Protected by ep->state_lock (src/client.c).
+ */
+struct cqn_ep_client {
+	u32 reconnect_attempt;
+	bool reconnect_pending;
+	u64 resume_seq;
+	u64 resume_high;
+	struct delayed_work reconnect_work;
 };
 
 /**
@@ -208,11 +259,12 @@ struct cqn_ep_knob_file {
  * struct cqn_endpoint - the service side of an endpoint directory
  * @name: the directory's name
  * @node: on cqn_endpoints, protected by cqn_endpoints_lock
- * @lock: protects @cfg, @enabled, @cm_id and @cq_depth_actual
+ * @lock: protects @cfg, @role, @enabled, @cm_id and @cq_depth_actual
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
  * @cfg: the configuration it runs (a copy taken at enable; live changes
  *	are copied in as one struct cqn_cq_params, cfg.cq, under @tune_lock)
+ * @role: the role's operations, chosen from cfg.role at enable
  * @enabled: running (the "enable" attribute)
  * @cm_id: server: the listening rdma_cm id; client: its connection's id
  * @cq_depth_actual: CQ entries the provider gave the newest connection
@@ -229,15 +281,8 @@ struct cqn_ep_knob_file {
  * @run_start_ns: when the current run started
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
- * @reconnect_attempt: client: reconnect attempts since the last connection
- *	was established
- * @reconnect_pending: client: @reconnect_work is to connect again
- * @resume_seq: client: first message of the run not yet echoed when the
- *	last connection was destroyed; the next connection starts there
- * @resume_high: client: highest sequence number sent so far, plus one
- *	(messages below it that are sent again count as msgs_resent)
+ * @clt: client: what the endpoint keeps across its connections
  * @reap_work: destroys the connections on @dead
- * @reconnect_work: client with reconnect=1: connects again after a loss
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg_dir: debugfs directory
  * @dbg_conns: debugfs directory for per-connection directories
@@ -256,6 +301,7 @@ struct cqn_endpoint {
 	/* protects cfg, enabled, cm_id; never taken in rdma_cm handlers */
 	struct mutex lock;
 	struct cqn_config cfg;
+	const struct cqn_role_ops *role;
 	bool enabled;
 	struct rdma_cm_id *cm_id;
 	int cq_depth_actual;
@@ -276,13 +322,9 @@ struct cqn_endpoint {
 	u64 run_end_ns;
 	struct cqn_stats_sum retired;
 
-	u32 reconnect_attempt;
-	bool reconnect_pending;
-	u64 resume_seq;
-	u64 resume_high;
+	struct cqn_ep_client clt;
 
 	struct work_struct reap_work;
-	struct delayed_work reconnect_work;
 	struct cqn_stats stats;
 	struct dentry *dbg_dir;
 	struct dentry *dbg_conns;
@@ -324,7 +366,10 @@ void cqn_ep_queue_reap(struct cqn_endpoint *ep);
 int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg);
 void cqn_ep_disable(struct cqn_endpoint *ep);
 void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
-void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state);
+bool __cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why);
+bool cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why);
+bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to);
+void cqn_ep_queue_delayed(struct delayed_work *dw, unsigned int ms);
 u32 cqn_ep_state(struct cqn_endpoint *ep);
 void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum);
 void cqn_ep_stats_reset(struct cqn_endpoint *ep);
@@ -335,23 +380,7 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
 void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us);
 int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
-void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 void cqn_endpoints_device_removed(struct ib_device *ibdev);
-
-/**
- * cqn_client_awaited() - messages sent that no echo accounts for yet
- * @conn: the client's connection
- *
- * An echo accounts for the messages up to its sequence number (a gap for the
- * ones it skipped too); a duplicate or a late reordered echo for none.
- *
- * Context: any; exact under conn->lock, a hint without it.
- * Return: next_seq - expected_seq.
- */
-static inline u32 cqn_client_awaited(const struct cqn_conn *conn)
-{
-	return READ_ONCE(conn->next_seq) - READ_ONCE(conn->expected_seq);
-}
 
 /**
  * cqn_conn_get_send() - take a free send buffer
@@ -394,7 +423,7 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
-void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx);
+bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);
 int cqn_conn_fault_qp_error(struct cqn_conn *conn);
@@ -422,13 +451,12 @@ int cqn_cm_listen(struct cqn_endpoint *ep);
 int cqn_cm_connect(struct cqn_endpoint *ep);
 
 /* src/server.c */
-void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc);
+extern const struct cqn_role_ops cqn_server_ops;
 
 /* src/client.c */
-void cqn_client_start(struct cqn_conn *conn);
-void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-void cqn_client_send_done(struct ib_cq *cq, struct ib_wc *wc);
-enum hrtimer_restart cqn_client_pace(struct hrtimer *timer);
+extern const struct cqn_role_ops cqn_client_ops;
+void cqn_client_ep_init(struct cqn_endpoint *ep);
+void cqn_client_ep_exit(struct cqn_endpoint *ep);
+void cqn_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 
 #endif /* _CQNOTIFY_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite cqnotify_config: defaults and the sizing rules checked at enable.
+ * KUnit suite cqnotify_config: defaults, the sizing rules checked at enable,
+ * and the endpoint state moves the service may make.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -8,6 +9,7 @@
 #include <linux/string.h>
 
 #include "cqn_config.h"
+#include "cqn_service.h"
 
 static void cqn_config_test_defaults_valid(struct kunit *test)
 {
@@ -186,6 +188,60 @@ static void cqn_config_test_live_set(struct kunit *test)
 	KUNIT_EXPECT_NE(test, a.max_conns, 3U);
 }
 
+/* Within a run: the moves the service makes, and the ones it must refuse. */
+static void cqn_config_test_state_moves(struct kunit *test)
+{
+	static const struct {
+		enum cqn_ep_state from, to;
+		bool ok;
+	} moves[] = {
+		{ CQN_EP_CONNECTING, CQN_EP_RUNNING, true },	/* established */
+		{ CQN_EP_CONNECTING, CQN_EP_CONNECTING, true },	/* failed again, retrying */
+		{ CQN_EP_RUNNING, CQN_EP_CONNECTING, true },	/* lost, reconnecting */
+		{ CQN_EP_RUNNING, CQN_EP_DONE, true },
+		{ CQN_EP_RUNNING, CQN_EP_ERROR, true },
+		{ CQN_EP_CONNECTING, CQN_EP_ERROR, true },
+		{ CQN_EP_DONE, CQN_EP_ERROR, true },		/* device removed */
+		{ CQN_EP_DONE, CQN_EP_IDLE, true },		/* disabled */
+		{ CQN_EP_ERROR, CQN_EP_IDLE, true },
+		{ CQN_EP_ERROR, CQN_EP_ERROR, false },		/* the first error wins */
+		{ CQN_EP_ERROR, CQN_EP_RUNNING, false },	/* a late ESTABLISHED */
+		{ CQN_EP_ERROR, CQN_EP_CONNECTING, false },
+		{ CQN_EP_ERROR, CQN_EP_DONE, false },
+		{ CQN_EP_DONE, CQN_EP_CONNECTING, false },	/* a run that is over */
+		{ CQN_EP_DONE, CQN_EP_RUNNING, false },
+		{ CQN_EP_CONNECTING, CQN_EP_DONE, false },
+		{ CQN_EP_IDLE, CQN_EP_ERROR, false },		/* nothing runs to fail */
+		{ CQN_EP_IDLE, CQN_EP_RUNNING, false },		/* only enable starts a run */
+		{ CQN_EP_IDLE, CQN_EP_DONE, false },
+		{ CQN_EP_STATE_COUNT, CQN_EP_IDLE, false },
+		{ CQN_EP_IDLE, CQN_EP_STATE_COUNT, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(moves); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cqn_ep_state_change_ok(moves[i].from, moves[i].to, false),
+				    moves[i].ok, "%s -> %s",
+				    moves[i].from < CQN_EP_STATE_COUNT ?
+				    cqn_ep_state_names[moves[i].from] : "?",
+				    moves[i].to < CQN_EP_STATE_COUNT ?
+				    cqn_ep_state_names[moves[i].to] : "?");
+}
+
+/* A run starts from idle, or from the error a failed enable left, and nowhere else. */
+static void cqn_config_test_state_new_run(struct kunit *test)
+{
+	enum cqn_ep_state from, to;
+
+	for (from = 0; from < CQN_EP_STATE_COUNT; from++)
+		for (to = 0; to < CQN_EP_STATE_COUNT; to++)
+			KUNIT_EXPECT_EQ_MSG(test, cqn_ep_state_change_ok(from, to, true),
+					    (from == CQN_EP_IDLE || from == CQN_EP_ERROR) &&
+					    (to == CQN_EP_CONNECTING || to == CQN_EP_RUNNING),
+					    "%s -> %s", cqn_ep_state_names[from],
+					    cqn_ep_state_names[to]);
+}
+
 static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_defaults_valid),
 	KUNIT_CASE(cqn_config_test_cq_depth_rule),
@@ -195,6 +251,8 @@ static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_ipv6_any_client),
 	KUNIT_CASE(cqn_config_test_reconnect_delay),
 	KUNIT_CASE(cqn_config_test_live_set),
+	KUNIT_CASE(cqn_config_test_state_moves),
+	KUNIT_CASE(cqn_config_test_state_new_run),
 	{}
 };
 

@@ -68,7 +68,6 @@ static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id
 		cqn_conn_destroy(conn, false);
 		goto reject;
 	}
-	cqn_debugfs_conn_create(conn);
 	cqn_stat_inc(&ep->stats, CQN_STAT_conns_accepted);
 	ret = rdma_accept(id, &param);
 	if (ret)
@@ -91,6 +90,7 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 			      struct rdma_cm_event *ev)
 {
 	struct cqn_endpoint *ep = conn->ep;
+	const char *why;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -101,14 +101,13 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 		if (!READ_ONCE(conn->dead))
 			trace_cqn_conn_state(conn, "connecting", "established",
 					     "rdma_cm ESTABLISHED");
-		if (ep->cfg.role == CQN_ROLE_CLIENT) {
-			cqn_ep_set_state(ep, CQN_EP_RUNNING);
-			cqn_client_start(conn);
-		}
+		if (ep->role->established)
+			ep->role->established(conn);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		if (ep->cfg.role == CQN_ROLE_CLIENT && !READ_ONCE(conn->finished))
-			cqn_conn_close(conn, "peer disconnected");
+		why = ep->role->peer_left(conn);
+		if (why)
+			cqn_conn_close(conn, "%s", why);
 		else
 			cqn_conn_close(conn, NULL);
 		break;
@@ -179,16 +178,16 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);
 		if (ret)
-			cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ret));
+			cqn_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ret));
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		cqn_cm_client_resolved(ep, id);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		cqn_ep_client_lost(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_client_lost(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		cqn_ep_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove() stops the endpoint and frees the id. */

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bits.h>
 #include <linux/export.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -26,6 +27,48 @@ const char *const cqn_ep_state_names[] = {
 EXPORT_SYMBOL_GPL(cqn_ep_state_names);
 
 static_assert(ARRAY_SIZE(cqn_ep_state_names) == CQN_EP_STATE_COUNT);
+
+#define CQN_EP_TO(s)	BIT(CQN_EP_##s)
+
+/*
+ * The moves within a run, by the state they leave. Staying is a move
+ * (a client that fails to connect again stays connecting), except in
+ * error: the first error of a run wins.
+ */
+static const u8 cqn_ep_moves[CQN_EP_STATE_COUNT] = {
+	[CQN_EP_IDLE] = CQN_EP_TO(IDLE),
+	[CQN_EP_CONNECTING] = CQN_EP_TO(IDLE) | CQN_EP_TO(CONNECTING) | CQN_EP_TO(RUNNING) |
+			      CQN_EP_TO(ERROR),
+	[CQN_EP_RUNNING] = CQN_EP_TO(IDLE) | CQN_EP_TO(CONNECTING) | CQN_EP_TO(RUNNING) |
+			   CQN_EP_TO(DONE) | CQN_EP_TO(ERROR),
+	[CQN_EP_DONE] = CQN_EP_TO(IDLE) | CQN_EP_TO(DONE) | CQN_EP_TO(ERROR),
+	[CQN_EP_ERROR] = CQN_EP_TO(IDLE),
+};
+
+/**
+ * cqn_ep_state_change_ok() - may an endpoint move from @from to @to?
+ * @from: its state
+ * @to: the state it would move to
+ * @new_run: the move starts a run (enable): from idle, or from the error a
+ *	failed enable left, to connecting (a client) or running (a server)
+ *
+ * Within a run: connecting goes on to running, and a client that loses
+ * its connection goes back to connecting; a client's run ends in done;
+ * anything but idle can fail; only disabling leaves error or done.
+ *
+ * Context: any.
+ * Return: true if the move is legal.
+ */
+bool cqn_ep_state_change_ok(enum cqn_ep_state from, enum cqn_ep_state to, bool new_run)
+{
+	if (from >= CQN_EP_STATE_COUNT || to >= CQN_EP_STATE_COUNT)
+		return false;
+	if (new_run)
+		return (from == CQN_EP_IDLE || from == CQN_EP_ERROR) &&
+		       (to == CQN_EP_CONNECTING || to == CQN_EP_RUNNING);
+	return cqn_ep_moves[from] & BIT(to);
+}
+EXPORT_SYMBOL_GPL(cqn_ep_state_change_ok);
 
 const char *const cqn_role_names[] = {
 	[CQN_ROLE_SERVER] = "server",

@@ -183,20 +183,31 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
 }
 
 /**
- * cqn_conn_send_failed() - a send completed with an error: free its buffer
- * @conn: the connection, closing (cqn_conn_wc_ok() saw to it)
- * @idx: the send buffer
+ * cqn_conn_send_taken() - account for a send completion
+ * @conn: the connection
+ * @wc: the send completion
+ * @sb: its send buffer
  *
- * Nothing more is sent on a closing connection; the buffer goes back to the
- * free stack only so that teardown can tell completed sends from lost ones.
+ * A successful send is counted; the caller then puts @sb back under
+ * conn->lock and sends what may follow. A failed one closes the connection
+ * (cqn_conn_wc_ok()) and its buffer goes back to the free stack here, only
+ * so that teardown can tell completed sends from lost ones: nothing more is
+ * sent on a closing connection.
  *
  * Context: completion processing; does not sleep.
+ * Return: true if the send succeeded.
  */
-void cqn_conn_send_failed(struct cqn_conn *conn, u32 idx)
+bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb)
 {
-	spin_lock_bh(&conn->lock);
-	cqn_conn_put_send(conn, &conn->sbufs[idx]);
-	spin_unlock_bh(&conn->lock);
+	if (!cqn_conn_wc_ok(conn, wc, "send")) {
+		spin_lock_bh(&conn->lock);
+		cqn_conn_put_send(conn, sb);
+		spin_unlock_bh(&conn->lock);
+		return false;
+	}
+	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
+	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
+	return true;
 }
 
 /**
@@ -249,28 +260,21 @@ static void cqn_conn_cq_fatal(void *owner, const char *why)
 
 /*
  * solicited_only: is the connection waiting for a completion that raises no
- * solicited event? A server is when receives wait for a send buffer; a
- * client when it cannot send for lack of a buffer, or when every echo is in
- * and only send completions are outstanding. Read without conn->lock (the
- * engine may ask from the comp_handler): the engine asks right after it has
- * processed the CQ, from the context that changes these fields.
+ * solicited event? Its role knows (the engine may ask from the comp_handler).
  */
 static bool cqn_conn_need_any(void *owner)
 {
 	struct cqn_conn *conn = owner;
-	u32 nfree = READ_ONCE(conn->nfree_send);
 
-	if (conn->ep->cfg.role == CQN_ROLE_SERVER)
-		return READ_ONCE(conn->npending);
-	return !nfree || (nfree != conn->nsend && !cqn_client_awaited(conn));
+	return conn->ep->role->need_any(conn);
 }
 
-/* The watchdog's question: sends in flight, or (client) echoes awaited. */
+/* The watchdog's question: sends in flight, or what the role awaits. */
 static bool cqn_conn_busy(void *owner)
 {
 	struct cqn_conn *conn = owner;
 
-	return READ_ONCE(conn->nfree_send) != conn->nsend || cqn_client_awaited(conn);
+	return READ_ONCE(conn->nfree_send) != conn->nsend || conn->ep->role->busy(conn);
 }
 
 static const struct cqn_cq_owner cqn_conn_cq_owner = {
@@ -303,14 +307,14 @@ static noinline int cqn_conn_create_qp(struct cqn_conn *conn, struct ib_qp_init_
 
 ALLOW_ERROR_INJECTION(cqn_conn_create_qp, ERRNO);
 
-static noinline int cqn_conn_alloc_rings(struct cqn_conn *conn, bool server)
+static noinline int cqn_conn_alloc_rings(struct cqn_conn *conn)
 {
-	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE,
-					  server ? cqn_server_send_done : cqn_client_send_done);
+	const struct cqn_role_ops *role = conn->ep->role;
+
+	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE, role->send_done);
 	if (!conn->sbufs)
 		return -ENOMEM;
-	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE,
-					  server ? cqn_server_recv_done : cqn_client_recv_done);
+	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE, role->recv_done);
 	if (!conn->rbufs) {
 		cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
 		conn->sbufs = NULL;
@@ -397,7 +401,6 @@ static void cqn_conn_drain_bounded(struct cqn_conn *conn)
 struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id)
 {
 	const struct cqn_config *cfg = &ep->cfg;
-	bool server = cfg->role == CQN_ROLE_SERVER;
 	struct ib_qp_init_attr qp_attr = {};
 	struct cqn_conn *conn;
 	char name[40];
@@ -405,7 +408,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	u32 i, cqe;
 	int ret;
 
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	conn = ep->role->conn_alloc(ep);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
 	conn->ep = ep;
@@ -416,10 +419,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	INIT_LIST_HEAD(&conn->node);
 	/* Not closable until cqn_conn_publish() puts it on the endpoint. */
 	conn->dead = true;
-	conn->owns_id = server;
 	spin_lock_init(&conn->lock);
-	cqn_hrtimer_setup(&conn->pace_timer, cqn_client_pace, CLOCK_MONOTONIC,
-			  HRTIMER_MODE_ABS_SOFT);
 	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
 
 	ret = cqn_stats_create(&conn->stats);
@@ -427,9 +427,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 		goto err_free;
 
 	conn->free_send = kcalloc(conn->nsend, sizeof(u32), GFP_KERNEL);
-	conn->pending = kcalloc(conn->nrecv, sizeof(u32), GFP_KERNEL);
-	conn->send_ns = kcalloc(conn->nsend, sizeof(u64), GFP_KERNEL);
-	if (!conn->free_send || !conn->pending || !conn->send_ns) {
+	if (!conn->free_send) {
 		ret = -ENOMEM;
 		goto err_arrays;
 	}
@@ -485,7 +483,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 		goto err_cq;
 	conn->qp = cm_id->qp;
 
-	ret = cqn_conn_alloc_rings(conn, server);
+	ret = cqn_conn_alloc_rings(conn);
 	if (ret)
 		goto err_qp;
 
@@ -499,8 +497,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 			goto err_drain;
 	}
 	cm_id->context = conn;
-	trace_cqn_conn_state(conn, "new", "connecting",
-			     server ? "connect request" : "route resolved");
+	trace_cqn_conn_state(conn, "new", "connecting", ep->role->created);
 	return conn;
 
 err_drain:
@@ -517,12 +514,10 @@ err_cq:
 err_pd:
 	ib_dealloc_pd(conn->pd);
 err_arrays:
-	kfree(conn->send_ns);
-	kfree(conn->pending);
 	kfree(conn->free_send);
 	cqn_stats_destroy(&conn->stats);
 err_free:
-	kfree(conn);
+	ep->role->conn_free(conn);
 	return ERR_PTR(ret);
 }
 
@@ -571,11 +566,8 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	struct cqn_endpoint *ep = conn->ep;
 	unsigned long flags;
 
-	/* No send is paced any more: completions may still run the pump. */
-	spin_lock_bh(&conn->lock);
-	conn->pace_off = true;
-	spin_unlock_bh(&conn->lock);
-	hrtimer_cancel(&conn->pace_timer);
+	if (ep->role->quiesce)
+		ep->role->quiesce(conn);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	cqn_cq_drain_begin(conn->cq);
@@ -593,7 +585,7 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	cqn_conn_free_ring(conn, conn->rbufs, conn->nrecv, DMA_FROM_DEVICE);
 	cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
 	ib_dealloc_pd(conn->pd);
-	if (destroy_id && conn->owns_id)
+	if (destroy_id && ep->role->owns_id)
 		rdma_destroy_id(conn->cm_id);
 
 	/* Its counters leave the reaper's list and join the totals at once. */
@@ -601,18 +593,13 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 	list_del_init(&conn->node);
 	cqn_stats_add_to(&conn->stats, &ep->retired);
 	ep->retired.cnt[CQN_STAT_conns_closed]++;
-	/* Drained: no echo can arrive any more. A reconnect resumes here. */
-	if (ep->cfg.role == CQN_ROLE_CLIENT && conn->established) {
-		ep->resume_seq = conn->expected_seq;
-		ep->resume_high = max(ep->resume_high, conn->next_seq);
-	}
+	if (ep->role->retire)
+		ep->role->retire(conn);
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 
-	kfree(conn->send_ns);
-	kfree(conn->pending);
 	kfree(conn->free_send);
 	cqn_stats_destroy(&conn->stats);
-	kfree(conn);
+	ep->role->conn_free(conn);
 }
 
 /**
@@ -640,6 +627,8 @@ int cqn_conn_publish(struct cqn_conn *conn)
 		ret = 0;
 	}
 	spin_unlock_irq(&ep->state_lock);
+	if (!ret)
+		cqn_debugfs_conn_create(conn);
 	if (!ret && cqn_conn_retune(conn))
 		pr_warn_ratelimited("%s: connection %u keeps its CQ settings: a live change did not apply\n",
 				    ep->name, conn->id);
@@ -686,8 +675,8 @@ int cqn_conn_fault_qp_error(struct cqn_conn *conn)
 /**
  * cqn_conn_close() - mark a connection for teardown by the endpoint's reaper
  * @conn: the connection
- * @fmt: why, or NULL for a normal close; for a client an error reason
- *	goes to cqn_ep_client_lost() (error state, or a reconnect)
+ * @fmt: why, or NULL for a normal close; an error reason goes to the
+ *	role (a client's endpoint fails, or reconnects)
  * @...: arguments for @fmt
  *
  * Idempotent: the first call wins, later ones do nothing.
@@ -713,14 +702,14 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
 	spin_unlock_irqrestore(&ep->state_lock, flags);
 	if (!first)
 		return;
-	if (fmt && (ep->cfg.role == CQN_ROLE_CLIENT || trace_cqn_conn_state_enabled())) {
+	if (fmt && (ep->role->lost || trace_cqn_conn_state_enabled())) {
 		va_start(args, fmt);
 		vsnprintf(why, sizeof(why), fmt, args);
 		va_end(args);
 	}
 	trace_cqn_conn_state(conn, READ_ONCE(conn->established) ? "established" : "connecting",
 			     "closing", fmt ? why : "no error");
-	if (fmt && ep->cfg.role == CQN_ROLE_CLIENT)
-		cqn_ep_client_lost(ep, "%s", why);
+	if (fmt && ep->role->lost)
+		ep->role->lost(ep, why);
 	cqn_ep_queue_reap(ep);
 }

@@ -32,14 +32,106 @@ MODULE_PARM_DESC(unbound_wq,
 static DEFINE_MUTEX(cqn_endpoints_lock);
 static LIST_HEAD(cqn_endpoints);
 
-/* Every change of ep->state goes through here, for the cqn_ep_state tracepoint. */
-static void cqn_ep_state_to(struct cqn_endpoint *ep, u32 state, const char *why)
+/*
+ * The one place ep->state changes; ep->state_lock held. @new_run: the move
+ * starts a run (enable); otherwise it is a move within a run.
+ * cqn_ep_state_change_ok() says which moves are legal (an endpoint in
+ * error stays there until disabled or enabled again; a run that is done
+ * only ends). A new run clears last_error and the run's times; running
+ * starts the run's clock unless a resumed run keeps its start; done and
+ * error stop it (error keeps the first end). Going to error, or back to
+ * connecting within a run, @why becomes last_error. Every change fires the
+ * cqn_ep_state tracepoint with @why.
+ */
+static bool cqn_ep_move(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why,
+			bool new_run)
 {
+	enum cqn_ep_state from = ep->state;
+
 	lockdep_assert_held(&ep->state_lock);
-	if (ep->state != state)
-		trace_cqn_ep_state(ep->name, cqn_ep_state_names[ep->state],
-				   cqn_ep_state_names[state], why);
-	ep->state = state;
+	if (!cqn_ep_state_change_ok(from, to, new_run))
+		return false;
+	if (from != to)
+		trace_cqn_ep_state(ep->name, cqn_ep_state_names[from], cqn_ep_state_names[to],
+				   why);
+	if (new_run) {
+		ep->last_error[0] = '\0';
+		WRITE_ONCE(ep->run_start_ns, 0);
+		ep->run_end_ns = 0;
+	}
+	switch (to) {
+	case CQN_EP_RUNNING:
+		if (!ep->run_start_ns)
+			WRITE_ONCE(ep->run_start_ns, ktime_get_ns());
+		break;
+	case CQN_EP_CONNECTING:
+		if (!new_run)
+			strscpy(ep->last_error, why, sizeof(ep->last_error));
+		break;
+	case CQN_EP_DONE:
+		ep->run_end_ns = ktime_get_ns();
+		break;
+	case CQN_EP_ERROR:
+		strscpy(ep->last_error, why, sizeof(ep->last_error));
+		if (!ep->run_end_ns)
+			ep->run_end_ns = ktime_get_ns();
+		break;
+	default:
+		break;
+	}
+	WRITE_ONCE(ep->state, to);
+	return true;
+}
+
+/**
+ * __cqn_ep_change_state() - move the endpoint to @to within its run, if
+ * that is a legal move
+ * @ep: the endpoint, ep->state_lock held
+ * @to: the new state
+ * @why: the reason, for the cqn_ep_state tracepoint and, going to error or
+ *	back to connecting, for last_error
+ *
+ * Context: any, ep->state_lock held.
+ * Return: true if the endpoint is in @to now.
+ */
+bool __cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why)
+{
+	return cqn_ep_move(ep, to, why, false);
+}
+
+/**
+ * cqn_ep_change_state() - move the endpoint to @to within its run, if that
+ * is a legal move
+ * @ep: the endpoint
+ * @to: the new state
+ * @why: the reason (see __cqn_ep_change_state())
+ *
+ * Context: any.
+ * Return: true if the endpoint is in @to now.
+ */
+bool cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	ret = cqn_ep_move(ep, to, why, false);
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+	return ret;
+}
+
+/**
+ * __cqn_ep_start_run() - enable: move the endpoint to the first state of a
+ * new run
+ * @ep: the endpoint, ep->state_lock held, idle or in error
+ * @to: CQN_EP_RUNNING (a server) or CQN_EP_CONNECTING (a client)
+ *
+ * Context: any, ep->state_lock held.
+ * Return: true if the endpoint is in @to now.
+ */
+bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to)
+{
+	return cqn_ep_move(ep, to, "enabled", true);
 }
 
 /**
@@ -55,53 +147,13 @@ static void cqn_ep_state_to(struct cqn_endpoint *ep, u32 state, const char *why)
 void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...)
 {
 	char why[CQN_ERR_LEN];
-	unsigned long flags;
-	bool first = false;
 	va_list args;
 
 	va_start(args, fmt);
 	vsnprintf(why, sizeof(why), fmt, args);
 	va_end(args);
-
-	spin_lock_irqsave(&ep->state_lock, flags);
-	if (ep->state != CQN_EP_ERROR) {
-		strscpy(ep->last_error, why, sizeof(ep->last_error));
-		cqn_ep_state_to(ep, CQN_EP_ERROR, why);
-		if (!ep->run_end_ns)
-			ep->run_end_ns = ktime_get_ns();
-		first = true;
-	}
-	spin_unlock_irqrestore(&ep->state_lock, flags);
-	if (first)
+	if (cqn_ep_change_state(ep, CQN_EP_ERROR, why))
 		pr_err_ratelimited("%s: %s\n", ep->name, why);
-}
-
-/**
- * cqn_ep_set_state() - move a running endpoint to @state
- * @ep: the endpoint
- * @state: CQN_EP_RUNNING (client connected) or CQN_EP_DONE (workload over)
- *
- * An endpoint in the error state stays there.
- *
- * Context: any.
- */
-void cqn_ep_set_state(struct cqn_endpoint *ep, enum cqn_ep_state state)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ep->state_lock, flags);
-	if (ep->state != CQN_EP_ERROR) {
-		/* A resumed run keeps its start; a connection resets the attempts. */
-		if (state == CQN_EP_RUNNING && !ep->run_start_ns)
-			WRITE_ONCE(ep->run_start_ns, ktime_get_ns());
-		if (state == CQN_EP_RUNNING)
-			ep->reconnect_attempt = 0;
-		if (state == CQN_EP_DONE)
-			ep->run_end_ns = ktime_get_ns();
-		cqn_ep_state_to(ep, state, state == CQN_EP_RUNNING ? "connection established" :
-					   state == CQN_EP_DONE ? "workload done" : "");
-	}
-	spin_unlock_irqrestore(&ep->state_lock, flags);
 }
 
 /**
@@ -338,95 +390,6 @@ int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n)
 	return ret;
 }
 
-/**
- * cqn_ep_client_lost() - a client lost its connection, or could not make one
- * @ep: the client endpoint
- * @fmt: why (shown in last_error)
- * @...: arguments for @fmt
- *
- * With reconnect=1 and attempts left, the endpoint goes back to
- * "connecting" and connects again after a backoff
- * (cqn_reconnect_delay_ms()), resuming the workload from the first message
- * not yet echoed; otherwise it fails with @fmt as the reason.
- *
- * Context: any.
- */
-void cqn_ep_client_lost(struct cqn_endpoint *ep, const char *fmt, ...)
-{
-	char why[CQN_ERR_LEN];
-	unsigned long flags;
-	u32 attempt = 0;
-	bool retry = false;
-	va_list args;
-
-	va_start(args, fmt);
-	vsnprintf(why, sizeof(why), fmt, args);
-	va_end(args);
-
-	spin_lock_irqsave(&ep->state_lock, flags);
-	if (ep->state == CQN_EP_ERROR || ep->reconnect_pending) {
-		spin_unlock_irqrestore(&ep->state_lock, flags);
-		return;
-	}
-	if (READ_ONCE(ep->cfg.reconnect) && ep->accepting &&
-	    ep->reconnect_attempt < CQN_RECONNECT_ATTEMPTS) {
-		attempt = ++ep->reconnect_attempt;
-		ep->reconnect_pending = true;
-		cqn_ep_state_to(ep, CQN_EP_CONNECTING, why);
-		strscpy(ep->last_error, why, sizeof(ep->last_error));
-		queue_delayed_work(cqn_reap_wq, &ep->reconnect_work,
-				   msecs_to_jiffies(cqn_reconnect_delay_ms(attempt)));
-		cqn_stat_inc(&ep->stats, CQN_STAT_reconnects);
-		retry = true;
-	} else {
-		attempt = ep->reconnect_attempt;
-	}
-	spin_unlock_irqrestore(&ep->state_lock, flags);
-
-	if (retry)
-		pr_info_ratelimited("%s: %s; reconnecting in %u ms (attempt %u of %u)\n",
-				    ep->name, why, cqn_reconnect_delay_ms(attempt), attempt,
-				    CQN_RECONNECT_ATTEMPTS);
-	else if (attempt)
-		cqn_ep_fail(ep, "%s (gave up after %u reconnect attempts)", why, attempt);
-	else
-		cqn_ep_fail(ep, "%s", why);
-}
-
-/*
- * Connect again after a loss. enable, disable and live changes hold
- * ep->lock, and disable cancels this work while holding it: so it only
- * tries the lock, and comes back shortly while the endpoint still runs.
- */
-static void cqn_ep_reconnect_work(struct work_struct *work)
-{
-	struct cqn_endpoint *ep = container_of(to_delayed_work(work), struct cqn_endpoint,
-					       reconnect_work);
-	struct rdma_cm_id *old;
-	bool go;
-
-	if (!mutex_trylock(&ep->lock)) {
-		if (READ_ONCE(ep->accepting))
-			queue_delayed_work(cqn_reap_wq, &ep->reconnect_work, msecs_to_jiffies(10));
-		return;
-	}
-	spin_lock_irq(&ep->state_lock);
-	go = ep->accepting && ep->reconnect_pending;
-	ep->reconnect_pending = false;
-	spin_unlock_irq(&ep->state_lock);
-	if (go && ep->enabled) {
-		/* The lost connection is destroyed first; then its id goes. */
-		flush_work(&ep->reap_work);
-		old = ep->cm_id;
-		ep->cm_id = NULL;
-		if (old)
-			rdma_destroy_id(old);
-		/* A failure here is final: cqn_cm_connect() says why. */
-		cqn_cm_connect(ep);
-	}
-	mutex_unlock(&ep->lock);
-}
-
 static void cqn_ep_reap_work(struct work_struct *work)
 {
 	struct cqn_endpoint *ep = container_of(work, struct cqn_endpoint, reap_work);
@@ -448,11 +411,15 @@ static void cqn_ep_reap_work(struct work_struct *work)
 	}
 }
 
-/* Close every connection (on @ibdev only, if given) and wait until they are gone. */
+/*
+ * Close every connection (on @ibdev only, if given) and wait until they are
+ * gone. @why: the error that closes them (their role hears of it), or NULL.
+ */
 static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
 			       const char *why)
 {
 	struct cqn_conn *conn, *tmp;
+	bool any = false;
 
 	spin_lock_irq(&ep->state_lock);
 	list_for_each_entry_safe(conn, tmp, &ep->conns, node) {
@@ -461,13 +428,14 @@ static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
 		conn->dead = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
+		any = true;
 		trace_cqn_conn_state(conn,
 				     READ_ONCE(conn->established) ? "established" : "connecting",
 				     "closing", why ?: "endpoint stopped");
 	}
 	spin_unlock_irq(&ep->state_lock);
-	if (why && ep->cfg.role == CQN_ROLE_CLIENT)
-		cqn_ep_fail(ep, "%s", why);
+	if (why && any && ep->role->lost)
+		ep->role->lost(ep, why);
 	queue_work(cqn_reap_wq, &ep->reap_work);
 	flush_work(&ep->reap_work);
 }
@@ -478,10 +446,9 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 	lockdep_assert_held(&ep->lock);
 	spin_lock_irq(&ep->state_lock);
 	ep->accepting = false;
-	ep->reconnect_pending = false;
 	spin_unlock_irq(&ep->state_lock);
-	/* It sees accepting false and ends without the lock we hold. */
-	cancel_delayed_work_sync(&ep->reconnect_work);
+	if (ep->role && ep->role->stop)
+		ep->role->stop(ep);
 
 	cqn_ep_close_conns(ep, NULL, NULL);
 	if (ep->cm_id) {
@@ -495,6 +462,19 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 	if (!ep->run_end_ns && ep->run_start_ns)
 		ep->run_end_ns = ktime_get_ns();
 	spin_unlock_irq(&ep->state_lock);
+}
+
+/**
+ * cqn_ep_queue_delayed() - queue work of an endpoint that may sleep (a
+ * reconnect) on the reaper's workqueue
+ * @dw: the work
+ * @ms: the delay in milliseconds
+ *
+ * Context: any.
+ */
+void cqn_ep_queue_delayed(struct delayed_work *dw, unsigned int ms)
+{
+	queue_delayed_work(cqn_reap_wq, dw, msecs_to_jiffies(ms));
 }
 
 /**
@@ -540,23 +520,11 @@ int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 	}
 
 	cqn_ep_stats_reset(ep);
+	ep->role = ep->cfg.role == CQN_ROLE_SERVER ? &cqn_server_ops : &cqn_client_ops;
 	spin_lock_irq(&ep->state_lock);
 	ep->accepting = true;
-	ep->last_error[0] = '\0';
-	ep->run_start_ns = ep->cfg.role == CQN_ROLE_SERVER ? ktime_get_ns() : 0;
-	ep->run_end_ns = 0;
-	ep->reconnect_attempt = 0;
-	ep->reconnect_pending = false;
-	ep->resume_seq = 0;
-	ep->resume_high = 0;
-	cqn_ep_state_to(ep, ep->cfg.role == CQN_ROLE_SERVER ? CQN_EP_RUNNING : CQN_EP_CONNECTING,
-			"enabled");
 	spin_unlock_irq(&ep->state_lock);
-
-	if (ep->cfg.role == CQN_ROLE_SERVER)
-		ret = cqn_cm_listen(ep);
-	else
-		ret = cqn_cm_connect(ep);
+	ret = ep->role->start(ep);
 	if (ret) {
 		cqn_ep_stop(ep);
 		return ret;
@@ -579,9 +547,7 @@ void cqn_ep_disable(struct cqn_endpoint *ep)
 {
 	lockdep_assert_held(&ep->lock);
 	cqn_ep_stop(ep);
-	spin_lock_irq(&ep->state_lock);
-	cqn_ep_state_to(ep, CQN_EP_IDLE, "disabled");
-	spin_unlock_irq(&ep->state_lock);
+	cqn_ep_change_state(ep, CQN_EP_IDLE, "disabled");
 	ep->enabled = false;
 }
 
@@ -642,7 +608,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	INIT_LIST_HEAD(&ep->dead);
 	INIT_LIST_HEAD(&ep->reaping);
 	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
-	INIT_DELAYED_WORK(&ep->reconnect_work, cqn_ep_reconnect_work);
+	cqn_client_ep_init(ep);
 	cqn_config_defaults(&ep->cfg);
 	ep->state = CQN_EP_IDLE;
 	return ep;
@@ -690,7 +656,7 @@ void cqn_ep_unregister(struct cqn_endpoint *ep)
  */
 void cqn_ep_destroy(struct cqn_endpoint *ep)
 {
-	cancel_delayed_work_sync(&ep->reconnect_work);
+	cqn_client_ep_exit(ep);
 	cancel_work_sync(&ep->reap_work);
 	cqn_stats_destroy(&ep->stats);
 	mutex_destroy(&ep->lock);

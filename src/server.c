@@ -22,9 +22,31 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
 #include "cqnotify.h"
 #include "cqn_msg.h"
 #include "cqn_trace.h"
+
+/**
+ * struct cqn_srv_conn - a server's connection
+ * @c: the connection that knows no role
+ * @pending: receive indices waiting for a send buffer (FIFO), c.lock
+ * @pending_head: first entry of @pending
+ * @npending: entries in @pending
+ */
+struct cqn_srv_conn {
+	struct cqn_conn c;
+	u32 *pending;
+	u32 pending_head;
+	u32 npending;
+};
+
+static struct cqn_srv_conn *to_srv(struct cqn_conn *conn)
+{
+	return container_of(conn, struct cqn_srv_conn, c);
+}
 
 /* A message no cqnotify client sends arrived: count it, say so (ratelimited). */
 static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
@@ -104,17 +126,12 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	return false;
 }
 
-/**
- * cqn_server_recv_done() - a message arrived: echo it
- * @cq: the CQ
- * @wc: the completion
- *
- * Context: completion processing of the connection's CQ engine; does not sleep.
- */
-void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A message arrived: echo it. Context: completion processing; does not sleep. */
+static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
 	struct cqn_conn *conn = rb->conn;
+	struct cqn_srv_conn *sc = to_srv(conn);
 	bool ok = cqn_server_recv_ok(conn, wc);
 	int ret = 0;
 
@@ -123,13 +140,13 @@ void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
-	if (conn->nfree_send && !conn->npending) {
+	if (conn->nfree_send && !sc->npending) {
 		ret = cqn_server_echo(conn, rb->idx, wc->byte_len, true);
 	} else {
 		/* Keep the length with the index: byte_len is gone after this. */
 		rb->len = wc->byte_len;
-		conn->pending[(conn->pending_head + conn->npending) % conn->nrecv] = rb->idx;
-		conn->npending++;
+		sc->pending[(sc->pending_head + sc->npending) % conn->nrecv] = rb->idx;
+		sc->npending++;
 		cqn_stat_inc(&conn->stats, CQN_STAT_send_ring_full);
 	}
 	spin_unlock_bh(&conn->lock);
@@ -137,37 +154,94 @@ void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		cqn_conn_close(conn, "posting the echo failed: %pe", ERR_PTR(ret));
 }
 
-/**
- * cqn_server_send_done() - an echo left: free its buffer, echo what waits
- * @cq: the CQ
- * @wc: the completion
- *
- * Context: completion processing of the connection's CQ engine; does not sleep.
- */
-void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/* An echo left: free its buffer, echo what waits. Context: as recv_done. */
+static void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct cqn_buf *sb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
 	struct cqn_conn *conn = sb->conn;
+	struct cqn_srv_conn *sc = to_srv(conn);
 	int ret = 0;
 
-	if (!cqn_conn_wc_ok(conn, wc, "send")) {
-		cqn_conn_send_failed(conn, sb->idx);
+	if (!cqn_conn_send_taken(conn, wc, sb))
 		return;
-	}
-	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_sent);
-	cqn_stat_add(&conn->stats, CQN_STAT_bytes_sent, sb->len);
-
 	spin_lock_bh(&conn->lock);
 	cqn_conn_put_send(conn, sb);
-	while (!ret && conn->npending && conn->nfree_send) {
-		u32 ridx = conn->pending[conn->pending_head];
+	while (!ret && sc->npending && conn->nfree_send) {
+		u32 ridx = sc->pending[sc->pending_head];
 
-		conn->pending_head = (conn->pending_head + 1) % conn->nrecv;
-		conn->npending--;
+		sc->pending_head = (sc->pending_head + 1) % conn->nrecv;
+		sc->npending--;
 		ret = cqn_server_echo(conn, ridx, conn->rbufs[ridx].len,
-				      !conn->npending || conn->nfree_send == 1);
+				      !sc->npending || conn->nfree_send == 1);
 	}
 	spin_unlock_bh(&conn->lock);
 	if (ret)
 		cqn_conn_close(conn, "posting the echo failed: %pe", ERR_PTR(ret));
 }
+
+static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep)
+{
+	struct cqn_srv_conn *sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+
+	if (!sc)
+		return NULL;
+	sc->pending = kcalloc(ep->cfg.recv_depth, sizeof(u32), GFP_KERNEL);
+	if (!sc->pending) {
+		kfree(sc);
+		return NULL;
+	}
+	return &sc->c;
+}
+
+static void cqn_server_conn_free(struct cqn_conn *conn)
+{
+	struct cqn_srv_conn *sc = to_srv(conn);
+
+	kfree(sc->pending);
+	kfree(sc);
+}
+
+/* A server listens from the start: it runs until disabled. */
+static int cqn_server_start(struct cqn_endpoint *ep)
+{
+	spin_lock_irq(&ep->state_lock);
+	__cqn_ep_start_run(ep, CQN_EP_RUNNING);
+	spin_unlock_irq(&ep->state_lock);
+	return cqn_cm_listen(ep);
+}
+
+/* solicited_only: receives that wait for a send buffer need a send completion. */
+static bool cqn_server_need_any(struct cqn_conn *conn)
+{
+	return READ_ONCE(to_srv(conn)->npending);
+}
+
+/* A server awaits nothing but its sends: the base counts those. */
+static bool cqn_server_busy(struct cqn_conn *conn)
+{
+	return false;
+}
+
+/* Whoever leaves, the server carries on: a disconnect is a normal close. */
+static const char *cqn_server_peer_left(struct cqn_conn *conn)
+{
+	return NULL;
+}
+
+/*
+ * cqn_server_ops - the server's role: a connection per connect request,
+ * each echoing what arrives; the endpoint runs until it is disabled
+ */
+const struct cqn_role_ops cqn_server_ops = {
+	.name = "server",
+	.created = "connect request",
+	.owns_id = true,
+	.conn_alloc = cqn_server_conn_alloc,
+	.conn_free = cqn_server_conn_free,
+	.recv_done = cqn_server_recv_done,
+	.send_done = cqn_server_send_done,
+	.start = cqn_server_start,
+	.peer_left = cqn_server_peer_left,
+	.need_any = cqn_server_need_any,
+	.busy = cqn_server_busy,
+};
