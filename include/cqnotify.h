@@ -120,7 +120,8 @@ struct cqn_role_ops;
  * @ep: the endpoint it belongs to
  * @node: on @ep->conns while alive, on @ep->dead once closing
  * @id: number within the endpoint, for names and comp_vector choice
- * @cm_id: its rdma_cm id
+ * @cm_id: its rdma_cm id; its context stays the endpoint, the connection
+ *	is found through @cm_id->qp->qp_context
  * @pd: protection domain on the connection's device
  * @cq: the CQ engine serving both queues (src/cq.c)
  * @qp: the RC QP (@cm_id->qp)

@@ -38,7 +38,10 @@ static u8 cqn_cm_rnr_retry(struct cqn_endpoint *ep)
 	return v ? v - 1 : CQN_RNR_RETRY_INFINITE;
 }
 
-/* Server: a peer asks to connect. The new id's context is the endpoint. */
+/*
+ * Server: a peer asks to connect. The new id's context is the endpoint (the
+ * listener's, which the rdma_cm copies), and stays so.
+ */
 static int cqn_cm_connect_request(struct cqn_endpoint *ep, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
@@ -163,17 +166,16 @@ static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id
  */
 static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	struct cqn_endpoint *ep;
+	struct cqn_endpoint *ep = id->context;
 	int ret;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return cqn_cm_connect_request(id->context, id);
-	/* Once a connection exists on an id, its QP does and it is the context. */
+		return cqn_cm_connect_request(ep, id);
+	/* A connection on the id has a QP, whose context it is (as nvmet-rdma). */
 	if (id->qp) {
-		cqn_cm_conn_event(id->context, id, ev);
+		cqn_cm_conn_event(id->qp->qp_context, id, ev);
 		return 0;
 	}
-	ep = id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);

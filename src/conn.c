@@ -389,7 +389,8 @@ static void cqn_conn_drain_bounded(struct cqn_conn *conn)
  * cqn_conn_create() - build a connection on an rdma_cm id
  * @ep: the endpoint
  * @cm_id: an id whose route is resolved (client) or that carries a connect
- *	request (server); the connection becomes its context
+ *	request (server); its context stays the endpoint (the connection is
+ *	its QP's context)
  *
  * Allocates the PD, the CQ engine, the RC QP and both rings, and posts every
  * receive buffer. The CQ engine is started; the caller connects or accepts.
@@ -496,7 +497,6 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 		if (ret)
 			goto err_drain;
 	}
-	cm_id->context = conn;
 	trace_cqn_conn_state(conn, "new", "connecting", ep->role->created);
 	return conn;
 
