@@ -372,16 +372,18 @@ bool cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const ch
 bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to);
 void cqn_ep_queue_delayed(struct delayed_work *dw, unsigned int ms);
 u32 cqn_ep_state(struct cqn_endpoint *ep);
+u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
+void cqn_endpoints_device_removed(struct ib_device *ibdev);
+
+/* src/ep_conns.c */
 void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum);
 void cqn_ep_stats_reset(struct cqn_endpoint *ep);
-u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);
 void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us);
 int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n);
 int cqn_ep_fault_qp_error(struct cqn_endpoint *ep);
-void cqn_endpoints_device_removed(struct ib_device *ibdev);
 
 /**
  * cqn_conn_get_send() - take a free send buffer
@@ -416,16 +418,22 @@ static inline void cqn_conn_put_send(struct cqn_conn *conn, struct cqn_buf *sb)
 	conn->free_send[conn->nfree_send++] = sb->idx;
 }
 
+/* src/conn_io.c */
+int cqn_conn_alloc_rings(struct cqn_conn *conn);
+void cqn_conn_free_rings(struct cqn_conn *conn);
+void cqn_conn_drain(struct cqn_conn *conn);
+void cqn_conn_count_lost(struct cqn_conn *conn);
+bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
+bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb);
+bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
+int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
+int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
+
 /* src/conn.c */
 struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id);
 void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id);
 int cqn_conn_publish(struct cqn_conn *conn);
 void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...) __printf(2, 3);
-int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
-int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
-bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
-bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb);
-bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 int cqn_conn_retune(struct cqn_conn *conn);
 int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 
