@@ -236,6 +236,52 @@ static noinline int cqn_cm_resolve(struct rdma_cm_id *id, struct sockaddr *addr)
 
 ALLOW_ERROR_INJECTION(cqn_cm_resolve, ERRNO);
 
+/* A server's first step: bind to its address, then listen. */
+static int cqn_cm_bind_listen(struct rdma_cm_id *id, struct sockaddr *addr, const char **what)
+{
+	int ret;
+
+	*what = "bind to";
+	ret = rdma_bind_addr(id, addr);
+	if (ret)
+		return ret;
+	*what = "listen on";
+	return cqn_cm_listen_id(id);
+}
+
+/* A client's first step: resolve the server's address (events do the rest). */
+static int cqn_cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *addr, const char **what)
+{
+	*what = "address resolution of";
+	return cqn_cm_resolve(id, addr);
+}
+
+/*
+ * The endpoint's own id, and its first @step on the endpoint's address: on
+ * failure the endpoint fails with what the step was doing, and the id goes.
+ */
+static int cqn_cm_start(struct cqn_endpoint *ep,
+			int (*step)(struct rdma_cm_id *id, struct sockaddr *addr,
+				    const char **what))
+{
+	struct sockaddr_storage addr;
+	const char *what = "";
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = cqn_cm_create_id(ep, &addr);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ep->cm_id = id;
+	ret = step(id, (struct sockaddr *)&addr, &what);
+	if (ret) {
+		cqn_ep_fail(ep, "%s %pISpc failed: %pe", what, &addr, ERR_PTR(ret));
+		ep->cm_id = NULL;
+		rdma_destroy_id(id);
+	}
+	return ret;
+}
+
 /**
  * cqn_cm_listen() - start a server endpoint listening
  * @ep: the endpoint, ep->lock held
@@ -245,29 +291,7 @@ ALLOW_ERROR_INJECTION(cqn_cm_resolve, ERRNO);
  */
 int cqn_cm_listen(struct cqn_endpoint *ep)
 {
-	struct sockaddr_storage addr;
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = cqn_cm_create_id(ep, &addr);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&addr);
-	if (ret) {
-		cqn_ep_fail(ep, "bind to %pISpc failed: %pe", &addr, ERR_PTR(ret));
-		goto err_id;
-	}
-	ret = cqn_cm_listen_id(id);
-	if (ret) {
-		cqn_ep_fail(ep, "listen on %pISpc failed: %pe", &addr, ERR_PTR(ret));
-		goto err_id;
-	}
-	ep->cm_id = id;
-	return 0;
-
-err_id:
-	rdma_destroy_id(id);
-	return ret;
+	return cqn_cm_start(ep, cqn_cm_bind_listen);
 }
 
 /**
@@ -281,19 +305,5 @@ err_id:
  */
 int cqn_cm_connect(struct cqn_endpoint *ep)
 {
-	struct sockaddr_storage addr;
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = cqn_cm_create_id(ep, &addr);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ep->cm_id = id;
-	ret = cqn_cm_resolve(id, (struct sockaddr *)&addr);
-	if (ret) {
-		cqn_ep_fail(ep, "address resolution of %pISpc failed: %pe", &addr, ERR_PTR(ret));
-		ep->cm_id = NULL;
-		rdma_destroy_id(id);
-	}
-	return ret;
+	return cqn_cm_start(ep, cqn_cm_resolve_addr);
 }
