@@ -5,7 +5,9 @@
  * An endpoint (a configfs directory) owns its connections; a connection owns
  * an RC QP, its buffers and a CQ engine (struct cqn_cq, src/cq.h), the only
  * place that knows how completions are learned and hands each one to the
- * connection through wr_cqe->done.
+ * connection through wr_cqe->done. A connection (struct cqn_conn) knows no
+ * role; the server's and the client's connections embed it, and what a
+ * role does is in its struct cqn_role_ops.
  *
  * Lock order (take the outer lock first, never the reverse). The configfs
  * front end's locks (src/configfs.c) come before all of these:
@@ -15,8 +17,10 @@
  *   cqn_endpoints_lock (mutex, src/endpoint.c)	the list of endpoints
  *     ep->lock (mutex)				configuration, enable/disable
  *       ep->tune_lock (mutex)			live changes of CQ engines
- *         ep->state_lock (spinlock, irqsave)	state, last_error, connection lists
- *           conn->lock (spinlock, bh)		a connection's rings and workload
+ *         ep->state_lock (spinlock, irqsave)	state, last_error, connection lists,
+ *						a client's reconnect state (ep->clt)
+ *           conn->lock (spinlock, bh)		a connection's rings and its role's
+ *						workload (struct cqn_srv_conn, _clt_conn)
  *         cq->lock (spinlock, irqsave)		a CQ engine's staging ring
  *
  *   cqn_devices_lock (mutex, src/device.c) is a leaf: nothing is taken under it.
