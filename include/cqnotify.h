@@ -187,6 +187,8 @@ struct cqn_conn {
  * @created: why a new connection exists (its first cqn_conn_state event)
  * @owns_id: destroying a connection destroys its rdma_cm id (a server's
  *	child id; a client's id belongs to its endpoint)
+ * @one_conn: the endpoint has one connection at a time, which its debugfs
+ *	stats name (a client)
  * @conn_alloc: allocate the role's connection, which embeds struct
  *	cqn_conn, with its role state sized by the configuration; process
  *	context. Returns the base connection or NULL
@@ -214,6 +216,7 @@ struct cqn_role_ops {
 	const char *name;
 	const char *created;
 	bool owns_id;
+	bool one_conn;
 	struct cqn_conn *(*conn_alloc)(struct cqn_endpoint *ep);
 	void (*conn_free)(struct cqn_conn *conn);
 	void (*recv_done)(struct ib_cq *cq, struct ib_wc *wc);

@@ -531,6 +531,7 @@ static void cqn_client_retire(struct cqn_conn *conn)
 const struct cqn_role_ops cqn_client_ops = {
 	.name = "client",
 	.created = "route resolved",
+	.one_conn = true,
 	.conn_alloc = cqn_client_conn_alloc,
 	.conn_free = cqn_client_conn_free,
 	.recv_done = cqn_client_recv_done,

@@ -99,11 +99,12 @@ static void cqn_debugfs_print_ids(struct seq_file *m, const struct cqn_conn_ids 
  */
 static void cqn_ep_print_client_ids(struct seq_file *m, struct cqn_endpoint *ep)
 {
+	const struct cqn_role_ops *role = READ_ONCE(ep->role);
 	struct cqn_conn_ids ids;
 	struct cqn_conn *conn;
 	bool found = false;
 
-	if (ep->cfg.role != CQN_ROLE_CLIENT)
+	if (!role || !role->one_conn)
 		return;
 	spin_lock_irq(&ep->state_lock);
 	conn = list_first_entry_or_null(&ep->conns, struct cqn_conn, node);

@@ -317,7 +317,7 @@ int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 	}
 
 	cqn_ep_stats_reset(ep);
-	ep->role = ep->cfg.role == CQN_ROLE_SERVER ? &cqn_server_ops : &cqn_client_ops;
+	WRITE_ONCE(ep->role, ep->cfg.role == CQN_ROLE_SERVER ? &cqn_server_ops : &cqn_client_ops);
 	spin_lock_irq(&ep->state_lock);
 	ep->accepting = true;
 	spin_unlock_irq(&ep->state_lock);
