@@ -183,7 +183,6 @@ struct cqn_conn {
 /**
  * struct cqn_role_ops - what a role adds to the connections and the
  * endpoint that know no role
- * @name: "server" or "client"
  * @created: why a new connection exists (its first cqn_conn_state event)
  * @owns_id: destroying a connection destroys its rdma_cm id (a server's
  *	child id; a client's id belongs to its endpoint)
@@ -195,12 +194,13 @@ struct cqn_conn {
  * @conn_free: free what @conn_alloc allocated
  * @recv_done: the wr_cqe->done of the receive buffers
  * @send_done: the wr_cqe->done of the send buffers
- * @start: enable, after the run's state is reset: go to the first state
- *	(cqn_ep_change_state()) and listen or connect; ep->lock held.
+ * @start: enable: start a new run in the role's first state
+ *	(__cqn_ep_start_run()) and listen or connect; ep->lock held.
  *	Returns 0 or -errno (the reason in last_error)
  * @stop: disable: stop what the role runs besides its connections (the
  *	client's reconnect); ep->lock held, accepting already false. May be NULL
- * @established: a connection reached ESTABLISHED; rdma_cm handler
+ * @established: a connection reached ESTABLISHED; rdma_cm handler. May
+ *	be NULL
  * @lost: a connection closed with an error, @why; any context. NULL when
  *	that is no concern of the endpoint's (a server)
  * @peer_left: the peer disconnected: is that an error? NULL for a
@@ -213,7 +213,6 @@ struct cqn_conn {
  *	connection of the run takes over. May be NULL
  */
 struct cqn_role_ops {
-	const char *name;
 	const char *created;
 	bool owns_id;
 	bool one_conn;

@@ -529,7 +529,6 @@ static void cqn_client_retire(struct cqn_conn *conn)
  * workload; its loss is the endpoint's error, or a reconnect that resumes
  */
 const struct cqn_role_ops cqn_client_ops = {
-	.name = "client",
 	.created = "route resolved",
 	.one_conn = true,
 	.conn_alloc = cqn_client_conn_alloc,

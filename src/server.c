@@ -233,7 +233,6 @@ static const char *cqn_server_peer_left(struct cqn_conn *conn)
  * each echoing what arrives; the endpoint runs until it is disabled
  */
 const struct cqn_role_ops cqn_server_ops = {
-	.name = "server",
 	.created = "connect request",
 	.owns_id = true,
 	.conn_alloc = cqn_server_conn_alloc,
