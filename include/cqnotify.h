@@ -55,8 +55,6 @@
 #define CQN_RNR_RETRY_INFINITE	7
 /* Largest burst fault_spurious_events injects per connection. */
 #define CQN_SPURIOUS_EVENTS_MAX	10000
-/* debugfs control files of an endpoint: reset and the fault_* knobs. */
-#define CQN_EP_NR_KNOBS		8
 /* fault_arm_delay_us: the longest wait before an arm (a quiesce waits it) */
 #define CQN_ARM_DELAY_US_MAX	100000
 
@@ -252,15 +250,7 @@ struct cqn_ep_client {
 	struct delayed_work reconnect_work;
 };
 
-/**
- * struct cqn_ep_knob_file - what a debugfs control file of an endpoint acts on
- * @ep: the endpoint
- * @idx: the control, an index into src/debugfs.c's table
- */
-struct cqn_ep_knob_file {
-	struct cqn_endpoint *ep;
-	u32 idx;
-};
+struct cqn_ep_debugfs;
 
 /**
  * struct cqn_endpoint - the service side of an endpoint directory
@@ -291,9 +281,8 @@ struct cqn_ep_knob_file {
  * @clt: client: what the endpoint keeps across its connections
  * @reap_work: destroys the connections on @dead
  * @stats: endpoint-level counters (connections accepted, rejected)
- * @dbg_dir: debugfs directory
- * @dbg_conns: debugfs directory for per-connection directories
- * @knob_files: what each debugfs control file (reset, fault_*) acts on
+ * @dbg: its debugfs directory and control files (src/debugfs.c); NULL
+ *	when debugfs could not have them
  * @fault_cq_undersize: fault injection (debugfs): the next connection gets
  *	a CQ of this many entries instead of cq_depth; 0 for none
  * @fault_stop_replenish: fault injection (debugfs): the server stops
@@ -333,9 +322,7 @@ struct cqn_endpoint {
 
 	struct work_struct reap_work;
 	struct cqn_stats stats;
-	struct dentry *dbg_dir;
-	struct dentry *dbg_conns;
-	struct cqn_ep_knob_file knob_files[CQN_EP_NR_KNOBS];
+	struct cqn_ep_debugfs *dbg;
 
 	atomic_t fault_cq_undersize;
 	bool fault_stop_replenish;
@@ -343,6 +330,7 @@ struct cqn_endpoint {
 };
 
 extern struct workqueue_struct *cqn_wq;
+extern struct workqueue_struct *cqn_reap_wq;
 
 /* src/device.c */
 int cqn_device_init(void);
@@ -363,7 +351,6 @@ void cqn_debugfs_conn_create(struct cqn_conn *conn);
 void cqn_debugfs_conn_destroy(struct cqn_conn *conn);
 
 /* src/endpoint.c */
-int cqn_endpoint_init(void);
 void cqn_endpoint_exit(void);
 struct cqn_endpoint *cqn_ep_create(const char *name);
 void cqn_ep_register(struct cqn_endpoint *ep);

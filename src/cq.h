@@ -4,7 +4,8 @@
  * others. The rest of the module sees struct cqn_cq as an opaque handle
  * (include/cqnotify.h); the tracepoints (src/trace.c) read its fields.
  *
- *   src/cq.c		lifecycle, the take/process/arm core, live changes
+ *   src/cq.c		lifecycle, live changes
+ *   src/cq_process.c	the take/process/arm core, busy polls
  *   src/cq_event.c	the event and adaptive modes: comp_handler, work item
  *   src/cq_poll.c	the poll mode's thread
  *   src/cq_core.c	the RDMA core's modes (softirq, workqueue) and its DIM
@@ -289,10 +290,12 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 	return s == CQN_CQS_RUNNING || s == CQN_CQS_FALLBACK || s == CQN_CQS_DRAINING;
 }
 
-/* src/cq.c */
+/* src/cq_process.c */
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget);
 int cqn_cq_arm(struct cqn_cq *c);
+
+/* src/cq.c */
 bool cqn_cq_change_state(struct cqn_cq *c, u32 from, u32 to);
 int cqn_cq_own_alloc(struct cqn_cq *c, struct ib_device *ibdev, u32 cqe, int comp_vector);
 void cqn_cq_own_free(struct cqn_cq *c);

@@ -268,6 +268,31 @@ struct cqn_ep_knob {
 	int (*set)(struct cqn_endpoint *ep, u32 v);
 };
 
+/* debugfs control files of an endpoint: reset and the fault_* knobs. */
+#define CQN_EP_NR_KNOBS		8
+
+/**
+ * struct cqn_ep_knob_file - what a debugfs control file of an endpoint acts on
+ * @ep: the endpoint
+ * @idx: the control, an index into cqn_ep_knobs
+ */
+struct cqn_ep_knob_file {
+	struct cqn_endpoint *ep;
+	u32 idx;
+};
+
+/**
+ * struct cqn_ep_debugfs - an endpoint's debugfs directory
+ * @dir: <endpoint>/
+ * @conns: <endpoint>/conns/, the connections' directories
+ * @knobs: what each control file acts on
+ */
+struct cqn_ep_debugfs {
+	struct dentry *dir;
+	struct dentry *conns;
+	struct cqn_ep_knob_file knobs[CQN_EP_NR_KNOBS];
+};
+
 static const struct cqn_ep_knob cqn_ep_knobs[CQN_EP_NR_KNOBS] = {
 	{ "reset", 1, 1, NULL, cqn_knob_reset_set },
 	{ "fault_drop_events", 0, 1000000, NULL, cqn_knob_drop_events_set },
@@ -369,25 +394,29 @@ DEFINE_SHOW_ATTRIBUTE(cqn_conn_histograms);
  */
 void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 {
+	struct cqn_ep_debugfs *d;
 	u32 i;
 
-	ep->dbg_dir = debugfs_create_dir(ep->name,
-					 cqn_debugfs_root);
-	debugfs_create_file("stats", 0400, ep->dbg_dir, ep, &cqn_ep_stats_fops);
-	debugfs_create_file("latency", 0400, ep->dbg_dir, ep, &cqn_ep_latency_fops);
-	debugfs_create_file("cq", 0400, ep->dbg_dir, ep, &cqn_ep_cq_fops);
-	debugfs_create_file("histograms", 0400, ep->dbg_dir, ep, &cqn_ep_histograms_fops);
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return;
+	d->dir = debugfs_create_dir(ep->name, cqn_debugfs_root);
+	debugfs_create_file("stats", 0400, d->dir, ep, &cqn_ep_stats_fops);
+	debugfs_create_file("latency", 0400, d->dir, ep, &cqn_ep_latency_fops);
+	debugfs_create_file("cq", 0400, d->dir, ep, &cqn_ep_cq_fops);
+	debugfs_create_file("histograms", 0400, d->dir, ep, &cqn_ep_histograms_fops);
 	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
-		ep->knob_files[i].ep = ep;
-		ep->knob_files[i].idx = i;
+		d->knobs[i].ep = ep;
+		d->knobs[i].idx = i;
 		if (cqn_ep_knobs[i].get)
-			debugfs_create_file(cqn_ep_knobs[i].name, 0600, ep->dbg_dir,
-					    &ep->knob_files[i], &cqn_ep_knob_fops);
+			debugfs_create_file(cqn_ep_knobs[i].name, 0600, d->dir, &d->knobs[i],
+					    &cqn_ep_knob_fops);
 		else
-			debugfs_create_file(cqn_ep_knobs[i].name, 0200, ep->dbg_dir,
-					    &ep->knob_files[i], &cqn_ep_knob_wo_fops);
+			debugfs_create_file(cqn_ep_knobs[i].name, 0200, d->dir, &d->knobs[i],
+					    &cqn_ep_knob_wo_fops);
 	}
-	ep->dbg_conns = debugfs_create_dir("conns", ep->dbg_dir);
+	d->conns = debugfs_create_dir("conns", d->dir);
+	ep->dbg = d;
 }
 
 /**
@@ -400,9 +429,11 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
  */
 void cqn_debugfs_ep_destroy(struct cqn_endpoint *ep)
 {
-	debugfs_remove_recursive(ep->dbg_dir);
-	ep->dbg_dir = NULL;
-	ep->dbg_conns = NULL;
+	if (!ep->dbg)
+		return;
+	debugfs_remove_recursive(ep->dbg->dir);
+	kfree(ep->dbg);
+	ep->dbg = NULL;
 }
 
 /**
@@ -416,7 +447,9 @@ void cqn_debugfs_conn_create(struct cqn_conn *conn)
 	char name[16];
 
 	snprintf(name, sizeof(name), "%u", conn->id);
-	conn->dbg_dir = debugfs_create_dir(name, conn->ep->dbg_conns);
+	if (!conn->ep->dbg)
+		return;
+	conn->dbg_dir = debugfs_create_dir(name, conn->ep->dbg->conns);
 	debugfs_create_file("stats", 0400, conn->dbg_dir, conn, &cqn_conn_stats_fops);
 	debugfs_create_file("histograms", 0400, conn->dbg_dir, conn,
 			    &cqn_conn_histograms_fops);

@@ -7,26 +7,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "cqnotify.h"
 #include "cqn_trace.h"
-
-/*
- * CQ processing (event-mode drains). Not WQ_HIGHPRI: a drain copies and
- * checksums whole messages, and at nice -20 a busy CQ starved the rdma_cm
- * and IB CM work on the same CPU (the workqueue watchdog saw it on the
- * debug kernel).
- */
-struct workqueue_struct *cqn_wq;
-/* Connection teardown: sleeps while QPs drain, so it lives apart. */
-static struct workqueue_struct *cqn_reap_wq;
-
-static bool unbound_wq;
-module_param(unbound_wq, bool, 0444);
-MODULE_PARM_DESC(unbound_wq,
-		 "run event/adaptive-mode CQ processing on an unbound workqueue (any CPU) instead of the CPU that took the event (default: 0)");
 
 /* protects cqn_endpoints */
 static DEFINE_MUTEX(cqn_endpoints_lock);
@@ -462,32 +446,11 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_endpoint_init() - create the module's workqueues
- *
- * Context: process context.
- * Return: 0 or -ENOMEM.
- */
-int cqn_endpoint_init(void)
-{
-	cqn_wq = alloc_workqueue("cqnotify", unbound_wq ? WQ_UNBOUND : 0, 0);
-	if (!cqn_wq)
-		return -ENOMEM;
-	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);
-	if (!cqn_reap_wq) {
-		destroy_workqueue(cqn_wq);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * cqn_endpoint_exit() - destroy the workqueues (no endpoint is left)
+ * cqn_endpoint_exit() - module exit: every endpoint is gone
  *
  * Context: process context.
  */
 void cqn_endpoint_exit(void)
 {
 	WARN_ON(!list_empty(&cqn_endpoints));
-	destroy_workqueue(cqn_reap_wq);
-	destroy_workqueue(cqn_wq);
 }
