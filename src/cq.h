@@ -292,7 +292,7 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 
 /* src/cq_process.c */
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
-int cqn_cq_busy_poll(struct cqn_cq *c, int budget);
+int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep);
 int cqn_cq_arm(struct cqn_cq *c);
 
 /* src/cq.c */

@@ -129,7 +129,7 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 
 	c->window_start_ns = start;
 	while (c->window_us) {
-		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done);
+		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
 		now = ktime_get_ns();
 		if (n) {
 			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);

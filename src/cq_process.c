@@ -95,20 +95,24 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
  * cqn_cq_busy_poll() - one poll of a busy-polling loop that lets softirqs run
  * @c: the engine
  * @budget: the most completions to hand over
+ * @may_sleep: the poll thread's loop: yield to ksoftirqd (see below)
  *
  * As napi_busy_loop() does, the poll runs with bottom halves disabled and
  * enabling them again runs the softirqs raised meanwhile on this CPU: a
  * poller that spins in process context would otherwise hold back the very
  * completions it waits for (6.1's rxe posts them from tasklets) until the
  * next interrupt (``cq_softirq_runs``). Softirqs still pending after that
- * were handed to ksoftirqd (a busy CPU): then the poller sleeps for a few
- * microseconds so that it runs, and a loaded host slows polling down
- * instead of starving the provider (``cq_softirq_yields``).
+ * were handed to ksoftirqd (a busy CPU): the poll thread, which never
+ * sleeps otherwise, then sleeps for a few microseconds so that it runs, and
+ * a loaded host slows polling down instead of starving the provider
+ * (``cq_softirq_yields``). Adaptive mode's window does not: a sleep would
+ * outlast its few microseconds, and the work item sleeps when the window
+ * closes anyway.
  *
  * Context: process context, the one context that processes the CQ.
  * Return: completions handed over.
  */
-int cqn_cq_busy_poll(struct cqn_cq *c, int budget)
+int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep)
 {
 	bool pending;
 	int n;
@@ -120,7 +124,7 @@ int cqn_cq_busy_poll(struct cqn_cq *c, int budget)
 	if (!pending)
 		return n;
 	cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
-	if (local_softirq_pending()) {
+	if (may_sleep && local_softirq_pending()) {
 		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_yields);
 		usleep_range(CQN_SOFTIRQ_YIELD_US, 2 * CQN_SOFTIRQ_YIELD_US);
 	}
