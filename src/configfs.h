@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two files of the configfs front end (cqnotify_configfs.ko)
- * share: src/configfs.c has the module, the subsystem, the endpoint
- * directories and the service's registration; src/configfs_attr.c has
- * every attribute of a directory and the "attributes" description.
+ * What the files of the configfs front end (cqnotify_configfs.ko) share:
+ * src/configfs.c has the module, the subsystem, the endpoint directories
+ * and the service's registration; src/configfs_attr.c has every attribute
+ * of a directory and the table that describes them; src/configfs_describe.c
+ * writes that table out as the "attributes" file.
  */
 #ifndef _CQN_CONFIGFS_H
 #define _CQN_CONFIGFS_H
@@ -54,6 +55,52 @@ static inline const char *cqn_dir_name(struct cqn_ep_dir *dir)
 {
 	return config_item_name(&dir->group.cg_item);
 }
+
+/**
+ * enum cqn_attr_kind - what an endpoint attribute holds, for "attributes"
+ * @CQN_ATTR_U32: a number in @min..@max of struct cqn_attr_info
+ * @CQN_ATTR_BOOL: 0 or 1
+ * @CQN_ATTR_CHOICE: one of the names of struct cqn_attr_info
+ * @CQN_ATTR_CPU: -1 or an online CPU
+ * @CQN_ATTR_ADDR: an IPv4 or IPv6 address
+ * @CQN_ATTR_RO: read-only
+ * @CQN_ATTR_WO: write-only action, takes 1
+ */
+enum cqn_attr_kind {
+	CQN_ATTR_U32,
+	CQN_ATTR_BOOL,
+	CQN_ATTR_CHOICE,
+	CQN_ATTR_CPU,
+	CQN_ATTR_ADDR,
+	CQN_ATTR_RO,
+	CQN_ATTR_WO,
+};
+
+/**
+ * struct cqn_attr_info - an endpoint attribute as "attributes" describes it
+ * @name: the attribute
+ * @kind: enum cqn_attr_kind
+ * @min: CQN_ATTR_U32: smallest value (the store checks it)
+ * @max: CQN_ATTR_U32: largest value (the store checks it)
+ * @names: CQN_ATTR_CHOICE: the values
+ * @n: CQN_ATTR_CHOICE: how many of them
+ * @offset: where the value is in struct cqn_config
+ * @in_cfg: @offset is valid; the default comes from cqn_config_defaults()
+ *	(and whether it is live from cqn_config_is_live())
+ */
+struct cqn_attr_info {
+	const char *name;
+	enum cqn_attr_kind kind;
+	u32 min;
+	u32 max;
+	const char *const *const *names;
+	const unsigned int *n;
+	size_t offset;
+	bool in_cfg;
+};
+
+extern const struct cqn_attr_info *const cqn_ep_infos[];
+extern const unsigned int cqn_ep_ninfos;
 
 int cqn_configfs_describe(char *page, size_t len);
 

@@ -14,49 +14,6 @@
 #include "configfs.h"
 #include "cqn_parse.h"
 
-/**
- * enum cqn_attr_kind - what an endpoint attribute holds, for "attributes"
- * @CQN_ATTR_U32: a number in @min..@max of struct cqn_attr_info
- * @CQN_ATTR_BOOL: 0 or 1
- * @CQN_ATTR_CHOICE: one of the names of struct cqn_attr_info
- * @CQN_ATTR_CPU: -1 or an online CPU
- * @CQN_ATTR_ADDR: an IPv4 or IPv6 address
- * @CQN_ATTR_RO: read-only
- * @CQN_ATTR_WO: write-only action, takes 1
- */
-enum cqn_attr_kind {
-	CQN_ATTR_U32,
-	CQN_ATTR_BOOL,
-	CQN_ATTR_CHOICE,
-	CQN_ATTR_CPU,
-	CQN_ATTR_ADDR,
-	CQN_ATTR_RO,
-	CQN_ATTR_WO,
-};
-
-/**
- * struct cqn_attr_info - an endpoint attribute as "attributes" describes it
- * @name: the attribute
- * @kind: enum cqn_attr_kind
- * @min: CQN_ATTR_U32: smallest value (the store checks it)
- * @max: CQN_ATTR_U32: largest value (the store checks it)
- * @names: CQN_ATTR_CHOICE: the values
- * @n: CQN_ATTR_CHOICE: how many of them
- * @offset: where the value is in struct cqn_config
- * @in_cfg: @offset is valid; the default comes from cqn_config_defaults()
- *	(and whether it is live from cqn_config_is_live())
- */
-struct cqn_attr_info {
-	const char *name;
-	enum cqn_attr_kind kind;
-	u32 min;
-	u32 max;
-	const char *const *const *names;
-	const unsigned int *n;
-	size_t offset;
-	bool in_cfg;
-};
-
 static int cqn_dir_bad_value(struct cqn_ep_dir *dir, const char *attr, int err,
 			     const char *expected)
 {
@@ -551,7 +508,7 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 };
 
 /* What "attributes" describes: every entry of cqn_ep_attrs, in its order. */
-static const struct cqn_attr_info *const cqn_ep_infos[] = {
+const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_role_info,
 	&cqn_ep_addr_info,
 	&cqn_ep_port_info,
@@ -585,81 +542,4 @@ static const struct cqn_attr_info *const cqn_ep_infos[] = {
 };
 
 static_assert(ARRAY_SIZE(cqn_ep_infos) == ARRAY_SIZE(cqn_ep_attrs) - 1);
-
-/* One line of "attributes": name, kind, values, default, live or -. */
-static int cqn_attr_describe(const struct cqn_attr_info *a, const struct cqn_config *def,
-			     char *buf, size_t len)
-{
-	static const char *const kinds[] = {
-		[CQN_ATTR_U32] = "u32", [CQN_ATTR_BOOL] = "bool", [CQN_ATTR_CHOICE] = "choice",
-		[CQN_ATTR_CPU] = "cpu", [CQN_ATTR_ADDR] = "address", [CQN_ATTR_RO] = "read-only",
-		[CQN_ATTR_WO] = "write-only",
-	};
-	const void *field = (const char *)def + a->offset;
-	char dflt[64] = "-";
-	unsigned int i;
-	bool live;
-	int n;
-
-	n = scnprintf(buf, len, "%s %s ", a->name, kinds[a->kind]);
-	switch (a->kind) {
-	case CQN_ATTR_U32:
-	case CQN_ATTR_BOOL:
-		n += scnprintf(buf + n, len - n, "%u..%u", a->min, a->max);
-		if (!a->in_cfg)
-			strscpy(dflt, "0", sizeof(dflt));	/* enable */
-		else if (a->kind == CQN_ATTR_BOOL)
-			snprintf(dflt, sizeof(dflt), "%u", *(const bool *)field);
-		else
-			snprintf(dflt, sizeof(dflt), "%u", *(const u32 *)field);
-		break;
-	case CQN_ATTR_CPU:
-		n += scnprintf(buf + n, len - n, "-1..%u", nr_cpu_ids - 1);
-		snprintf(dflt, sizeof(dflt), "%d", *(const s32 *)field);
-		break;
-	case CQN_ATTR_ADDR:
-		n += scnprintf(buf + n, len - n, "ipv4|ipv6");
-		cqn_format_addr(&def->addr, dflt, sizeof(dflt));
-		break;
-	case CQN_ATTR_WO:
-		n += scnprintf(buf + n, len - n, "%u", a->min);
-		break;
-	case CQN_ATTR_CHOICE:
-	case CQN_ATTR_RO:
-		if (!a->names) {
-			n += scnprintf(buf + n, len - n, "-");
-			break;
-		}
-		for (i = 0; i < *a->n; i++)
-			n += scnprintf(buf + n, len - n, "%s%s", i ? "|" : "", (*a->names)[i]);
-		if (a->kind == CQN_ATTR_CHOICE)
-			strscpy(dflt, (*a->names)[*(const u32 *)field], sizeof(dflt));
-		break;
-	}
-	live = a->in_cfg && cqn_config_is_live(a->offset);
-	n += scnprintf(buf + n, len - n, " %s %s\n", dflt, live ? "live" : "-");
-	return n;
-}
-
-/**
- * cqn_configfs_describe() - the "attributes" file: one line per attribute
- * @page: output
- * @len: its size
- *
- * Name, kind, values, default, and "live" or "-", in the order of
- * cqn_ep_attrs.
- *
- * Context: process context.
- * Return: the length written.
- */
-int cqn_configfs_describe(char *page, size_t len)
-{
-	struct cqn_config def;
-	unsigned int i;
-	int n = 0;
-
-	cqn_config_defaults(&def);
-	for (i = 0; i < ARRAY_SIZE(cqn_ep_infos); i++)
-		n += cqn_attr_describe(cqn_ep_infos[i], &def, page + n, len - n);
-	return n;
-}
+const unsigned int cqn_ep_ninfos = ARRAY_SIZE(cqn_ep_infos);
