@@ -80,7 +80,7 @@ struct cqn_service_ops {
 	void (*reset_stats)(struct cqn_endpoint *ep);
 };
 
-/* src/configfs.c (cqnotify_configfs.ko) */
+/* src/configfs/configfs.c (cqnotify_configfs.ko) */
 int cqn_configfs_register_service(const struct cqn_service_ops *ops);
 void cqn_configfs_unregister_service(void);
 

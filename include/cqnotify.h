@@ -10,7 +10,7 @@
  * role does is in its struct cqn_role_ops.
  *
  * Lock order (take the outer lock first, never the reverse). The configfs
- * front end's locks (src/configfs.c) come before all of these:
+ * front end's locks (src/configfs/configfs.c) come before all of these:
  * cqn_service_sem (rwsem) -> cqn_ep_dirs_lock -> dir->lock, then the
  * service's operations take what they need below.
  *

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the configfs front end (cqnotify_configfs.ko) share:
- * src/configfs.c has the module, the subsystem, the endpoint directories
- * and the service's registration; src/configfs_attr.c has every attribute
- * of a directory and the table that describes them; src/configfs_describe.c
- * writes that table out as the "attributes" file.
+ * configfs.c has the module, the subsystem, the endpoint directories and
+ * the service's registration; attrs.c has every attribute of a directory
+ * and the table that describes them; describe.c writes that table out as
+ * the "attributes" file.
  */
-#ifndef _CQN_CONFIGFS_H
-#define _CQN_CONFIGFS_H
+#ifndef _CQN_FRONT_END_H
+#define _CQN_FRONT_END_H
 
 #include <linux/configfs.h>
 #include <linux/mutex.h>
@@ -104,4 +104,4 @@ extern const unsigned int cqn_ep_ninfos;
 
 int cqn_configfs_describe(char *page, size_t len);
 
-#endif /* _CQN_CONFIGFS_H */
+#endif /* _CQN_FRONT_END_H */

@@ -2,13 +2,13 @@
 /*
  * /sys/kernel/config/cqnotify/attributes: one line per endpoint attribute
  * (name, kind, values, default, live or -), from the table in
- * src/configfs_attr.c, so that tools and people need not read the source.
+ * src/configfs/attrs.c, so that tools and people need not read the source.
  */
 #define pr_fmt(fmt) "cqnotify: " fmt
 
 #include <linux/cpumask.h>
 
-#include "configfs.h"
+#include "front_end.h"
 #include "cqn_parse.h"
 
 /* One line of "attributes": name, kind, values, default, live or -. */

@@ -14,7 +14,7 @@
  * attributes fail with -EBUSY, except the live-tunable ones (the members
  * of struct cqn_cq_params, include/cqn_config.h), which are checked
  * against the whole configuration and applied to every connection at once
- * (src/configfs_attr.c). Every store parses strictly and changes nothing when
+ * (src/configfs/attrs.c). Every store parses strictly and changes nothing when
  * it fails. "reset" zeroes the endpoint's counters (a home for it where
  * lockdown denies debugfs writes); /sys/kernel/config/cqnotify/attributes
  * describes every attribute: its values, default and whether it is live.
@@ -24,7 +24,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "configfs.h"
+#include "front_end.h"
 
 /*
  * Held for reading around every call into the service, for writing while

@@ -11,7 +11,7 @@
 #include <linux/cpumask.h>
 #include <linux/sysfs.h>
 
-#include "configfs.h"
+#include "front_end.h"
 #include "cqn_parse.h"
 
 static int cqn_dir_bad_value(struct cqn_ep_dir *dir, const char *attr, int err,
