@@ -29,7 +29,8 @@
  * @finished: the workload is complete
  * @pace_timer: with a rate: sends the next message when it is due
  * @next_send_ns: with a rate: when the next message is due
- * @pace_off: the pace timer may no longer be started (teardown)
+ * @pace_off: teardown began (cqn_client_quiesce()): nothing more is sent,
+ *	and the pace timer is not started again
  *
  * Everything but @pace_timer is protected by c.lock.
  */
@@ -89,8 +90,13 @@ static int cqn_client_pump(struct cqn_clt_conn *cc)
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
-	while (!cc->finished && conn->established && cqn_client_awaited(cc) < window &&
-	       conn->nfree_send && cqn_client_more(cc, now)) {
+	/*
+	 * Not after teardown began: a send posted once the drain moved the QP
+	 * to error completes (flushed) after the drain's marker, and would be
+	 * counted as lost.
+	 */
+	while (!cc->finished && !cc->pace_off && conn->established &&
+	       cqn_client_awaited(cc) < window && conn->nfree_send && cqn_client_more(cc, now)) {
 		struct cqn_buf *sb;
 		bool last;
 		u64 seq;
@@ -500,7 +506,7 @@ static bool cqn_client_busy(struct cqn_conn *conn)
 	return cqn_client_awaited(to_clt(conn));
 }
 
-/* No send is paced any more: completions may still run the pump. */
+/* Teardown: nothing more is sent, from the pace timer or from completions. */
 static void cqn_client_quiesce(struct cqn_conn *conn)
 {
 	struct cqn_clt_conn *cc = to_clt(conn);
