@@ -200,6 +200,14 @@ void cqn_cq_own_free(struct cqn_cq *c)
 	ib_destroy_cq(c->cq);
 }
 
+/* Wait out the work item and the timers; none runs again until resumed. */
+static void cqn_cq_cancel_deferred(struct cqn_cq *c)
+{
+	cancel_work_sync(&c->work);
+	cqn_cq_moder_halt(c);
+	cqn_cq_timer_poll_halt(c);
+}
+
 /* Stop every context that processes the CQ; completions wait in the CQ. */
 static void cqn_cq_quiesce(struct cqn_cq *c, u32 state)
 {
@@ -208,9 +216,7 @@ static void cqn_cq_quiesce(struct cqn_cq *c, u32 state)
 		return;
 	if (c->mode_ops->halt)
 		c->mode_ops->halt(c);
-	cancel_work_sync(&c->work);
-	cqn_cq_moder_halt(c);
-	cqn_cq_timer_poll_halt(c);
+	cqn_cq_cancel_deferred(c);
 }
 
 /* Resume in the current mode: empty the CQ (and staging), then arm or poll. */
@@ -386,9 +392,7 @@ void cqn_cq_destroy(struct cqn_cq *c)
 	c->mode_ops->free(c);
 	/* A handler that ran before the CQ was gone may have queued work. */
 	cqn_cq_guard_stop(c);
-	cancel_work_sync(&c->work);
-	cqn_cq_moder_halt(c);
-	cqn_cq_timer_poll_halt(c);
+	cqn_cq_cancel_deferred(c);
 	kvfree(c->moder.stage);
 	kfree(c->wcs);
 	kfree(c);
