@@ -10,6 +10,8 @@
 #include <linux/socket.h>
 #include <linux/types.h>
 
+#include "cqn_share.h"
+
 /* rdma_client and rdma_server from rdmacm-utils default to this port. */
 #define CQN_DEFAULT_PORT	7471
 #define CQN_MSG_SIZE_MAX	(1024 * 1024)
@@ -117,6 +119,9 @@ struct cqn_cq_params {
  * @cq: the live-tunable attributes (struct cqn_cq_params): the one
  *	definition of what may change while the endpoint runs
  * @max_conns: server: connections accepted at once
+ * @cq_share: enum cqn_cq_share: one CQ engine per connection, per CPU or
+ *	for the whole endpoint (not live: its connections are placed at
+ *	creation)
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
  * @iterations: client: messages to send (0: use @duration_ms)
@@ -137,6 +142,7 @@ struct cqn_config {
 	u32 recv_depth;
 	struct cqn_cq_params cq;
 	u32 max_conns;
+	u32 cq_share;
 	u32 workload;
 	u32 queue_depth;
 	u32 iterations;

@@ -56,6 +56,7 @@
  * @CQN_STAT_cq_events_injected: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_overflows: see Documentation/admin-guide.rst
+ * @CQN_STAT_cqs_created: see Documentation/admin-guide.rst
  * @CQN_STAT_qp_async_events: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_accepted: see Documentation/admin-guide.rst
  * @CQN_STAT_conns_rejected: see Documentation/admin-guide.rst
@@ -109,6 +110,7 @@ enum cqn_stat {
 	CQN_STAT_cq_events_injected,
 	CQN_STAT_cq_async_events,
 	CQN_STAT_cq_overflows,
+	CQN_STAT_cqs_created,
 	CQN_STAT_qp_async_events,
 	CQN_STAT_conns_accepted,
 	CQN_STAT_conns_rejected,

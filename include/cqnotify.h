@@ -125,7 +125,9 @@ struct cqn_role_ops;
  * @cm_id: its rdma_cm id; its context stays the endpoint, the connection
  *	is found through @cm_id->qp->qp_context
  * @pd: protection domain on the connection's device
- * @cq: the CQ engine serving both queues (src/cq.c)
+ * @cq: the CQ engine serving both queues (src/cq.c): @ecq's
+ * @ecq: the endpoint's engine it joined (its own, or shared: cq_share)
+ * @cq_node: on @ecq's QPs (protected by its lock)
  * @qp: the RC QP (@cm_id->qp)
  * @msg_size: buffer size
  * @sbufs: send ring
@@ -156,6 +158,8 @@ struct cqn_conn {
 	struct rdma_cm_id *cm_id;
 	struct ib_pd *pd;
 	struct cqn_cq *cq;
+	struct cqn_ep_cq *ecq;
+	struct list_head cq_node;
 	struct ib_qp *qp;
 	u32 msg_size;
 	struct cqn_buf *sbufs;
@@ -250,6 +254,40 @@ struct cqn_ep_client {
 	struct delayed_work reconnect_work;
 };
 
+/**
+ * struct cqn_ep_cq - one of an endpoint's CQ engines and the QPs it serves
+ * @ep: the endpoint
+ * @node: on ep->cqs
+ * @cq: the engine
+ * @id: number within the endpoint (debugfs "cqs"; a shared engine's name)
+ * @group: cqn_share_group() of its QPs
+ * @slots: QPs it is sized for (cqn_share_slots())
+ * @nqps: QPs it serves
+ * @drainers: connections draining their QP on it
+ * @started: cqn_cq_start() ran and no cqn_cq_stop() since
+ * @retired: takes no new QP (a CQ error took it down, or its last QP is
+ *	going); read without a lock by the CQ error path
+ * @lock: protects @qps; taken in any context (the engine's callbacks)
+ * @qps: the connections whose QP it serves (conn->cq_node)
+ *
+ * Everything but @qps is protected by ep->cqs_lock (src/ep_cqs.c).
+ */
+struct cqn_ep_cq {
+	struct cqn_endpoint *ep;
+	struct list_head node;
+	struct cqn_cq *cq;
+	u32 id;
+	u32 group;
+	u32 slots;
+	u32 nqps;
+	u32 drainers;
+	bool started;
+	bool retired;
+	/* protects qps; the engine's callbacks take it in any context */
+	spinlock_t lock;
+	struct list_head qps;
+};
+
 struct cqn_ep_debugfs;
 
 /**
@@ -259,6 +297,10 @@ struct cqn_ep_debugfs;
  * @lock: protects @cfg, @role, @enabled, @cm_id and @cq_depth_actual
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
+ * @cqs_lock: protects @cqs, @next_cq_id and the engines on @cqs (taken
+ *	after @tune_lock)
+ * @cqs: the CQ engines (struct cqn_ep_cq)
+ * @next_cq_id: id for the next engine
  * @cfg: the configuration it runs (a copy taken at enable; live changes
  *	are copied in as one struct cqn_cq_params, cfg.cq, under @tune_lock)
  * @role: the role's operations, chosen from cfg.role at enable
@@ -303,6 +345,10 @@ struct cqn_endpoint {
 	int cq_depth_actual;
 	/* live changes of CQ engines vs. connections joining and leaving */
 	struct mutex tune_lock;
+	/* the CQ engines and what each serves; taken after tune_lock */
+	struct mutex cqs_lock;
+	struct list_head cqs;
+	u32 next_cq_id;
 
 	/* protects state, last_error, the connection lists and run times */
 	spinlock_t state_lock;
@@ -411,6 +457,15 @@ static inline void cqn_conn_put_send(struct cqn_conn *conn, struct cqn_buf *sb)
 	conn->free_send[conn->nfree_send++] = sb->idx;
 }
 
+/* src/ep_cqs.c */
+int cqn_ep_cq_join(struct cqn_conn *conn);
+int cqn_ep_cq_start(struct cqn_conn *conn);
+void cqn_ep_cq_drain_begin(struct cqn_conn *conn);
+void cqn_ep_cq_drain_end(struct cqn_conn *conn);
+void cqn_ep_cq_leave(struct cqn_conn *conn);
+int cqn_ep_cq_retune(struct cqn_conn *conn);
+void cqn_ep_cqs_show(struct cqn_endpoint *ep, struct seq_file *m);
+
 /* src/conn_io.c */
 int cqn_conn_alloc_rings(struct cqn_conn *conn);
 void cqn_conn_free_rings(struct cqn_conn *conn);
@@ -436,6 +491,7 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 			     const char *name, const struct cqn_cq_owner *ops, void *owner);
 int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_drain_begin(struct cqn_cq *c);
+void cqn_cq_drain_end(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
 int cqn_cq_reconfigure(struct cqn_cq *c, const struct cqn_cq_params *p, u32 max_posted);

@@ -95,6 +95,15 @@ const char *const cqn_workload_names[] = {
 
 const unsigned int cqn_workload_count = ARRAY_SIZE(cqn_workload_names);
 
+const char *const cqn_cq_share_names[] = {
+	[CQN_SHARE_CONN] = "conn",
+	[CQN_SHARE_CPU] = "cpu",
+	[CQN_SHARE_ENDPOINT] = "endpoint",
+};
+EXPORT_SYMBOL_GPL(cqn_cq_share_names);
+
+static_assert(ARRAY_SIZE(cqn_cq_share_names) == CQN_SHARE_COUNT);
+
 /**
  * cqn_config_defaults() - the values a new endpoint starts with
  * @cfg: filled in

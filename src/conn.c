@@ -33,36 +33,6 @@ static void cqn_conn_qp_event(struct ib_event *event, void *ctx)
 	}
 }
 
-static void cqn_conn_cq_fatal(void *owner, const char *why)
-{
-	cqn_conn_close(owner, "%s", why);
-}
-
-/*
- * solicited_only: is the connection waiting for a completion that raises no
- * solicited event? Its role knows (the engine may ask from the comp_handler).
- */
-static bool cqn_conn_need_any(void *owner)
-{
-	struct cqn_conn *conn = owner;
-
-	return conn->ep->role->need_any(conn);
-}
-
-/* The watchdog's question: sends in flight, or what the role awaits. */
-static bool cqn_conn_busy(void *owner)
-{
-	struct cqn_conn *conn = owner;
-
-	return READ_ONCE(conn->nfree_send) != conn->nsend || conn->ep->role->busy(conn);
-}
-
-static const struct cqn_cq_owner cqn_conn_cq_owner = {
-	.fatal = cqn_conn_cq_fatal,
-	.need_any = cqn_conn_need_any,
-	.busy = cqn_conn_busy,
-};
-
 /*
  * The steps of building a connection, each with its exit, in the order
  * cqn_conn_create() takes them and cqn_conn_destroy() undoes them. On
@@ -79,6 +49,7 @@ static void cqn_conn_init(struct cqn_conn *conn, struct cqn_endpoint *ep,
 	conn->nsend = ep->cfg.send_depth;
 	conn->nrecv = ep->cfg.recv_depth;
 	INIT_LIST_HEAD(&conn->node);
+	INIT_LIST_HEAD(&conn->cq_node);
 	/* Not closable until cqn_conn_publish() puts it on the endpoint. */
 	conn->dead = true;
 	spin_lock_init(&conn->lock);
@@ -125,43 +96,17 @@ static void cqn_conn_free_pd(struct cqn_conn *conn)
 }
 
 /*
- * The CQ engine, with the live set as it is now (a snapshot under
- * tune_lock), of cq_depth entries on a completion vector chosen by the
- * connection's number. Fault injection bypasses the sizing rule for this
- * one connection; the engine keeps the configured cq_depth, so that
- * catching up with the configuration (cqn_conn_publish()) does not resize
- * it away.
+ * The CQ engine: the connection's own, or a shared one of its group
+ * (cq_share), with the live set as it is now (src/ep_cqs.c).
  */
 static int cqn_conn_cq_init(struct cqn_conn *conn)
 {
-	struct cqn_endpoint *ep = conn->ep;
-	struct ib_device *dev = conn->cm_id->device;
-	struct cqn_cq_params params;
-	char name[40];
-	u32 cqe;
-
-	snprintf(name, sizeof(name), "%s.%u", ep->name, conn->id);
-	mutex_lock(&ep->tune_lock);
-	params = ep->cfg.cq;
-	mutex_unlock(&ep->tune_lock);
-	cqe = atomic_xchg(&ep->fault_cq_undersize, 0);
-	if (cqe)
-		pr_info("%s: fault injection: CQ size %u instead of cq_depth %u\n",
-			name, cqe, params.cq_depth);
-	else
-		cqe = params.cq_depth;
-	conn->cq = cqn_cq_create(dev, &params, cqe, conn->id % max(dev->num_comp_vectors, 1),
-				 &conn->stats, name, &cqn_conn_cq_owner, conn);
-	if (IS_ERR(conn->cq))
-		return PTR_ERR(conn->cq);
-	/* The provider may round the size up; show what it gave. */
-	WRITE_ONCE(ep->cq_depth_actual, cqn_cq_ib(conn->cq)->cqe);
-	return 0;
+	return cqn_ep_cq_join(conn);
 }
 
 static void cqn_conn_cq_exit(struct cqn_conn *conn)
 {
-	cqn_cq_destroy(conn->cq);
+	cqn_ep_cq_leave(conn);
 }
 
 static noinline int cqn_conn_create_qp(struct cqn_conn *conn)
@@ -203,15 +148,15 @@ static int cqn_conn_start(struct cqn_conn *conn)
 	u32 i;
 	int ret;
 
-	ret = cqn_cq_start(conn->cq);
+	ret = cqn_ep_cq_start(conn);
 	if (ret)
 		return ret;
 	for (i = 0; i < conn->nrecv; i++) {
 		ret = cqn_conn_post_recv(conn, i);
 		if (ret) {
-			cqn_cq_drain_begin(conn->cq);
+			cqn_ep_cq_drain_begin(conn);
 			cqn_conn_drain(conn);
-			cqn_cq_stop(conn->cq);
+			cqn_ep_cq_drain_end(conn);
 			return ret;
 		}
 	}
@@ -232,9 +177,9 @@ static void cqn_conn_stop(struct cqn_conn *conn)
 		conn->ep->role->quiesce(conn);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
-	cqn_cq_drain_begin(conn->cq);
+	cqn_ep_cq_drain_begin(conn);
 	cqn_conn_drain(conn);
-	cqn_cq_stop(conn->cq);
+	cqn_ep_cq_drain_end(conn);
 	cqn_conn_count_lost(conn);
 	trace_cqn_conn_state(conn, "closing", "closed", "drained");
 }
@@ -398,12 +343,8 @@ int cqn_conn_publish(struct cqn_conn *conn)
  */
 int cqn_conn_retune(struct cqn_conn *conn)
 {
-	int ret;
-
 	lockdep_assert_held(&conn->ep->tune_lock);
-	ret = cqn_cq_reconfigure(conn->cq, &conn->ep->cfg.cq, conn->nsend + conn->nrecv + 1);
-	WRITE_ONCE(conn->ep->cq_depth_actual, cqn_cq_ib(conn->cq)->cqe);
-	return ret;
+	return cqn_ep_cq_retune(conn);
 }
 
 /**

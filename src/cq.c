@@ -363,6 +363,26 @@ void cqn_cq_drain_begin(struct cqn_cq *c)
 }
 
 /**
+ * cqn_cq_drain_end() - back from a drain to the mode's way of learning
+ * @c: the engine, its other QPs still running
+ *
+ * A shared engine drains one QP at a time while it serves the others: the
+ * drain over, the event and adaptive modes process the CQ once and arm it
+ * again; poll mode keeps polling.
+ *
+ * Context: process context.
+ */
+void cqn_cq_drain_end(struct cqn_cq *c)
+{
+	if (c->mode_ops->core)
+		return;
+	if (cqn_cq_change_state(c, CQN_CQS_DRAINING,
+				c->guard.cause ? CQN_CQS_FALLBACK : CQN_CQS_RUNNING) &&
+	    c->mode_ops->events)
+		queue_work(cqn_wq, &c->work);
+}
+
+/**
  * cqn_cq_stop() - stop learning about completions
  * @c: the engine
  *

@@ -156,6 +156,14 @@ static int cqn_ep_cq_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_cq);
 
+/* "cqs": the CQ engines and the QPs each serves (cq_share). */
+static int cqn_ep_cqs_seq_show(struct seq_file *m, void *v)
+{
+	cqn_ep_cqs_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_cqs_seq);
+
 static void cqn_ep_print_hist_raw(struct seq_file *m, struct cqn_endpoint *ep,
 				  const struct cqn_stats_sum *sum)
 {
@@ -404,6 +412,7 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("stats", 0400, d->dir, ep, &cqn_ep_stats_fops);
 	debugfs_create_file("latency", 0400, d->dir, ep, &cqn_ep_latency_fops);
 	debugfs_create_file("cq", 0400, d->dir, ep, &cqn_ep_cq_fops);
+	debugfs_create_file("cqs", 0400, d->dir, ep, &cqn_ep_cqs_seq_fops);
 	debugfs_create_file("histograms", 0400, d->dir, ep, &cqn_ep_histograms_fops);
 	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
 		d->knobs[i].ep = ep;

@@ -384,6 +384,8 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	}
 	mutex_init(&ep->lock);
 	mutex_init(&ep->tune_lock);
+	mutex_init(&ep->cqs_lock);
+	INIT_LIST_HEAD(&ep->cqs);
 	spin_lock_init(&ep->state_lock);
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->dead);
@@ -439,7 +441,9 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
 {
 	cqn_client_ep_exit(ep);
 	cancel_work_sync(&ep->reap_work);
+	WARN_ON_ONCE(!list_empty(&ep->cqs));
 	cqn_stats_destroy(&ep->stats);
+	mutex_destroy(&ep->cqs_lock);
 	mutex_destroy(&ep->lock);
 	kfree(ep->name);
 	kfree(ep);

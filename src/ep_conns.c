@@ -151,23 +151,26 @@ int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len)
 	return n;
 }
 
-/* Apply a fault knob's value to the CQ of every live connection. */
+/*
+ * Apply a fault knob's value to every CQ engine of the endpoint: each
+ * connection's, or each shared one once (cq_share).
+ */
 static void cqn_ep_set_each_cq(struct cqn_endpoint *ep, void (*set)(struct cqn_cq *c, u32 v),
 			       u32 v)
 {
-	struct cqn_conn *conn;
+	struct cqn_ep_cq *ecq;
 
-	spin_lock_irq(&ep->state_lock);
-	list_for_each_entry(conn, &ep->conns, node)
-		set(conn->cq, v);
-	spin_unlock_irq(&ep->state_lock);
+	mutex_lock(&ep->cqs_lock);
+	list_for_each_entry(ecq, &ep->cqs, node)
+		set(ecq->cq, v);
+	mutex_unlock(&ep->cqs_lock);
 }
 
 /**
- * cqn_ep_fault_drop_events() - fault injection: every live connection's CQ
- * loses its next @n completion events
+ * cqn_ep_fault_drop_events() - fault injection: every CQ engine of the
+ * endpoint loses its next @n completion events
  * @ep: the endpoint
- * @n: events to lose per connection
+ * @n: events to lose per engine
  *
  * Context: process context.
  */
@@ -177,8 +180,8 @@ void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n)
 }
 
 /**
- * cqn_ep_fault_arm_delay() - fault injection: every live connection's CQ
- * waits @us between a wakeup's last empty poll and its arm
+ * cqn_ep_fault_arm_delay() - fault injection: every CQ engine of the
+ * endpoint waits @us between a wakeup's last empty poll and its arm
  * @ep: the endpoint
  * @us: the wait in microseconds; 0 stops it
  *
@@ -190,25 +193,25 @@ void cqn_ep_fault_arm_delay(struct cqn_endpoint *ep, u32 us)
 }
 
 /**
- * cqn_ep_fault_spurious_events() - fault injection: every live connection's
- * CQ takes a burst of @n events with nothing behind them
+ * cqn_ep_fault_spurious_events() - fault injection: every CQ engine of the
+ * endpoint takes a burst of @n events with nothing behind them
  * @ep: the endpoint
- * @n: events per connection
+ * @n: events per engine
  *
  * Context: process context.
  * Return: 0, or -EOPNOTSUPP when the endpoint's cq_mode is one of the core's.
  */
 int cqn_ep_fault_spurious_events(struct cqn_endpoint *ep, u32 n)
 {
-	struct cqn_conn *conn;
+	struct cqn_ep_cq *ecq;
 	int ret = 0;
 
-	spin_lock_irq(&ep->state_lock);
-	list_for_each_entry(conn, &ep->conns, node) {
-		ret = cqn_cq_fault_spurious_events(conn->cq, n);
+	mutex_lock(&ep->cqs_lock);
+	list_for_each_entry(ecq, &ep->cqs, node) {
+		ret = cqn_cq_fault_spurious_events(ecq->cq, n);
 		if (ret)
 			break;
 	}
-	spin_unlock_irq(&ep->state_lock);
+	mutex_unlock(&ep->cqs_lock);
 	return ret;
 }

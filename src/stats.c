@@ -55,6 +55,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_events_injected] = "cq_events_injected",
 	[CQN_STAT_cq_async_events] = "cq_async_events",
 	[CQN_STAT_cq_overflows] = "cq_overflows",
+	[CQN_STAT_cqs_created] = "cqs_created",
 	[CQN_STAT_qp_async_events] = "qp_async_events",
 	[CQN_STAT_conns_accepted] = "conns_accepted",
 	[CQN_STAT_conns_rejected] = "conns_rejected",

@@ -229,11 +229,15 @@ static const char *const *const cqn_ep_role_names = cqn_role_names;
 static const char *const *const cqn_ep_cq_mode_names = cqn_cq_mode_names;
 static const char *const *const cqn_ep_workload_names = cqn_workload_names;
 static const unsigned int cqn_ep_cq_mode_count = CQN_CQ_MODE_COUNT;
+static const char *const *const cqn_ep_cq_share_names = cqn_cq_share_names;
+static const unsigned int cqn_ep_cq_share_count = CQN_SHARE_COUNT;
 
 CQN_EP_CHOICE_ATTR(role, role, cqn_role_count)
 CONFIGFS_ATTR(cqn_ep_, role);
 CQN_EP_CHOICE_ATTR(cq_mode, cq.cq_mode, cqn_ep_cq_mode_count)
 CONFIGFS_ATTR(cqn_ep_, cq_mode);
+CQN_EP_CHOICE_ATTR(cq_share, cq_share, cqn_ep_cq_share_count)
+CONFIGFS_ATTR(cqn_ep_, cq_share);
 CQN_EP_CHOICE_ATTR(workload, workload, cqn_workload_count)
 CONFIGFS_ATTR(cqn_ep_, workload);
 CQN_EP_U32_ATTR(port, port, 1, 65535)
@@ -493,6 +497,7 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_watchdog_ms,
 	&cqn_ep_attr_max_events_per_ms,
 	&cqn_ep_attr_max_conns,
+	&cqn_ep_attr_cq_share,
 	&cqn_ep_attr_workload,
 	&cqn_ep_attr_queue_depth,
 	&cqn_ep_attr_iterations,
@@ -528,6 +533,7 @@ const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_watchdog_ms_info,
 	&cqn_ep_max_events_per_ms_info,
 	&cqn_ep_max_conns_info,
+	&cqn_ep_cq_share_info,
 	&cqn_ep_workload_info,
 	&cqn_ep_queue_depth_info,
 	&cqn_ep_iterations_info,

@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Many connections: CQ engines shared by QPs (cq_share conn, cpu, endpoint),
+# how a shared CQ is sized and grows, live changes on a shared engine, and
+# faults on shared resources (a shared CQ's overflow, one QP's error).
+# A cqnotify server on rxe0 (10.77.0.1), client endpoints on rxe1.
+. "$(dirname "$0")/lib.sh"
+
+ALL_TESTS="
+	share_conn_one_engine_each
+	share_endpoint_one_engine
+	share_cpu_one_engine_per_cpu
+	share_grows_by_adding_a_cq
+	share_live_changes_lose_nothing
+	share_one_qp_error_spares_the_others
+	share_overflow_takes_down_exactly_its_qps
+	share_bad_input
+"
+CLIENTS="cli1 cli2 cli3 cli4 cli5 cli6 cli7 cli8"
+NCPUS=$(nproc)
+
+setup()
+{
+	cqn_load || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# cqs_lines EP: the lines of EP's debugfs "cqs" (one per CQ engine) in CQS.
+cqs_read()
+{
+	mapfile -t CQS <"$CQN_DFS/$1/cqs"
+}
+
+# cqs_expect EP N QPS...: EP has N engines, whose QP counts (sorted) are QPS.
+cqs_expect()
+{
+	local ep=$1 n=$2 got
+
+	shift 2
+	cqs_read "$ep" || { fail "$ep: cannot read cqs"; return 1; }
+	expect_eq "${#CQS[@]}" "$n" "$ep: CQ engines (cqs: ${CQS[*]})" || return 1
+	got=$(printf '%s\n' "${CQS[@]}" | sed -n 's/.* qps \([0-9]*\) .*/\1/p' | sort -n | xargs)
+	expect_eq "$got" "$*" "$ep: QPs per engine (cqs: ${CQS[*]})"
+}
+
+# clients_running N [ATTR=VALUE...]: endless clients cli1..cliN, each running.
+clients_running()
+{
+	local n=$1 i
+
+	shift
+	for i in $(seq 1 "$n"); do
+		endless_client "cli$i" "$@" || return 1
+	done
+	for i in $(seq 1 "$n"); do
+		wait_stat 60 "cli$i" msgs_verified -gt 20 || return 1
+	done
+}
+
+# clients_stop N: disable cli1..cliN; each lost nothing it got back.
+clients_stop()
+{
+	local n=$1 i
+
+	for i in $(seq 1 "$n"); do
+		ep_enable "cli$i" 0 || return 1
+	done
+	for i in $(seq 1 "$n"); do
+		check_stopped "cli$i" || return 1
+		expect_eq "$(ep_stat "cli$i" err_lost)" 0 "cli$i err_lost" || return 1
+		expect_eq "$(ep_stat "cli$i" wc_lost)" 0 "cli$i wc_lost" || return 1
+	done
+	wait_stat 60 srv conns_active = 0 || return 1
+	check_accounted srv || return 1
+	expect_eq "$(ep_stat srv wc_lost)" 0 "srv wc_lost" || return 1
+	cqs_expect srv 0
+}
+
+# Today's behaviour: one CQ, one engine, per connection.
+share_conn_one_engine_each()
+{
+	setup || return 1
+	start_server cq_share=conn || return 1
+	clients_running 3 || return 1
+	cqs_expect srv 3 1 1 1 || return 1
+	expect_eq "$(ep_stat srv cqs_created)" 3 "srv cqs_created" || return 1
+	clients_stop 3 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# One engine for the whole endpoint: its QPs all on one CQ, sized for
+# max_conns QPs (cq_depth each), one set of CQ counters for all of them.
+share_endpoint_one_engine()
+{
+	local cqe
+
+	setup || return 1
+	start_server cq_share=endpoint max_conns=4 cq_depth=256 || return 1
+	clients_running 4 || return 1
+	cqs_expect srv 1 4 || return 1
+	expect_match "${CQS[0]}" " slots 4 " "srv: the CQ is sized for max_conns QPs" || return 1
+	cqe=$(sed -n 's/.* cqe \([0-9]*\) .*/\1/p' <<<"${CQS[0]}")
+	[ "$cqe" -ge $((4 * 256)) ] || { fail "shared CQ of $cqe entries < 4 x cq_depth"; return 1; }
+	expect_eq "$(ep_stat srv cqs_created)" 1 "srv cqs_created" || return 1
+	expect_match "$(cat "$CQN_DFS"/srv/conns/*/stats | grep '^cqn ' | sort -u | wc -l)" '^1$' \
+		"every server connection names the same CQ" || return 1
+	echo "figure: one engine for 4 QPs: ${CQS[0]}"
+	clients_stop 4 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# One engine per CPU: 2 x NCPUS connections land round robin, two a CPU;
+# in poll mode one thread per CPU instead of one per connection.
+share_cpu_one_engine_per_cpu()
+{
+	local n=$((2 * NCPUS)) want i
+
+	setup || return 1
+	start_server cq_share=cpu max_conns=$n cq_mode=poll || return 1
+	clients_running $n workload=pingpong || return 1
+	want=$(for i in $(seq 1 "$NCPUS"); do echo 2; done | xargs)
+	# shellcheck disable=SC2086
+	cqs_expect srv "$NCPUS" $want || return 1
+	expect_eq "$(poll_threads srv)" "$NCPUS" "poll threads for $n connections on $NCPUS CPUs" ||
+		return 1
+	expect_eq "$(printf '%s\n' "${CQS[@]}" | sed -n 's/.* group \([0-9]*\) .*/\1/p' | sort -u | wc -l)" \
+		"$NCPUS" "one engine for each CPU" || return 1
+	echo "figure: $n connections, $NCPUS CPUs: $(printf '%s; ' "${CQS[@]}")"
+	clients_stop $n || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# A shared CQ holds what its QPs can post (cq_depth each) and never more
+# than the device allows: with cq_depth half the device's largest CQ, two
+# QPs fill one, and a third gets another CQ, not an overflow.
+share_grows_by_adding_a_cq()
+{
+	local maxcqe depth
+
+	setup || return 1
+	maxcqe=$(sed -n "s/^$SRV_DEV .* max_cqe=\([0-9]*\) .*/\1/p" "$CQN_DFS/devices")
+	[ -n "$maxcqe" ] || { fail "no max_cqe for $SRV_DEV in devices"; return 1; }
+	depth=$((maxcqe / 2))
+	start_server cq_share=endpoint max_conns=4 cq_depth=$depth || return 1
+	clients_running 3 || return 1
+	cqs_expect srv 2 1 2 || return 1
+	expect_match "${CQS[*]}" " slots 2 " "srv: slots of a CQ of $maxcqe at most" || return 1
+	expect_eq "$(ep_stat srv cqs_created)" 2 "srv cqs_created" || return 1
+	expect_eq "$(ep_stat srv cq_overflows)" 0 "srv cq_overflows" || return 1
+	echo "figure: cq_depth $depth, device max_cqe $maxcqe: $(printf '%s; ' "${CQS[@]}")"
+	clients_stop 3 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# Live changes of cq_mode, moderation and cq_depth on a shared engine: one
+# engine changes (its counters move once per change, not once per QP), and
+# no QP on it loses or repeats a message.
+share_live_changes_lose_nothing()
+{
+	local m sw=0
+
+	setup || return 1
+	start_server cq_share=endpoint max_conns=3 || return 1
+	clients_running 3 || return 1
+	for m in poll adaptive event; do
+		expect_write "$CQN_CFS/endpoints/srv/cq_mode" $m || return 1
+		sw=$((sw + 1))
+		wait_stat 30 cli1 msgs_verified -gt $(($(ep_stat cli1 msgs_verified) + 20)) || return 1
+		expect_match "$(<"$CQN_DFS/srv/cqs")" " mode $m " "srv engine mode" || return 1
+	done
+	expect_write "$CQN_CFS/endpoints/srv/cq_count" 8 || return 1
+	expect_write "$CQN_CFS/endpoints/srv/cq_period" 50 || return 1
+	expect_write "$CQN_CFS/endpoints/srv/cq_depth" 512 || return 1
+	wait_stat 30 cli3 msgs_verified -gt $(($(ep_stat cli3 msgs_verified) + 20)) || return 1
+	expect_eq "$(ep_stat srv cq_mode_switches)" $sw "srv cq_mode_switches (one engine)" || return 1
+	expect_eq "$(ep_stat srv cq_resizes)" 1 "srv cq_resizes (one engine)" || return 1
+	cqs_expect srv 1 3 || return 1
+	expect_match "${CQS[0]}" " moderation sw " "srv moderation on the shared engine" || return 1
+	echo "figure: after the changes: ${CQS[0]}"
+	clients_stop 3 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# One QP forced into error (the client's side of cli2's connection): the
+# server drains and destroys its QP on the shared CQ while the engine keeps
+# serving the other two, which see nothing.
+share_one_qp_error_spares_the_others()
+{
+	local v1 v3 e0
+
+	setup || return 1
+	start_server cq_share=endpoint max_conns=3 || return 1
+	clients_running 3 reconnect=1 || return 1
+	expect_write "$CQN_DFS/cli2/fault_qp_error" 1 || return 1
+	wait_stat 60 cli2 reconnects -ge 1 || return 1
+	ep_wait_state cli2 running 60 || return 1
+	wait_stat 60 srv conns_closed -ge 1 || return 1
+	v1=$(ep_stat cli1 msgs_verified) v3=$(ep_stat cli3 msgs_verified)
+	wait_stat 30 cli1 msgs_verified -gt $((v1 + 50)) || return 1
+	wait_stat 30 cli3 msgs_verified -gt $((v3 + 50)) || return 1
+	wait_stat 30 cli2 msgs_verified -gt $(($(ep_stat cli2 msgs_verified) + 50)) || return 1
+	expect_eq "$(ep_stat cli1 reconnects)" 0 "cli1 undisturbed" || return 1
+	expect_eq "$(ep_stat cli3 reconnects)" 0 "cli3 undisturbed" || return 1
+	# The drain over, the engine learns of completions by events again
+	# (while a drain runs it polls on a timer and takes none).
+	e0=$(ep_stat srv cq_events)
+	wait_stat 30 srv cq_events -gt $((e0 + 20)) || return 1
+	cqs_expect srv 1 3 || return 1
+	expect_eq "$(ep_stat srv cqs_created)" 1 "srv: the engine outlived the QP" || return 1
+	clients_stop 3 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# A shared CQ overflows (fault_cq_undersize: the next engine is small):
+# exactly the QPs on it go down and, with reconnect=1, come back on another
+# engine and lose nothing; the QP on the other engine sees nothing.
+share_overflow_takes_down_exactly_its_qps()
+{
+	local i
+
+	setup || return 1
+	start_server cq_share=endpoint max_conns=4 || return 1
+	endless_client cli1 reconnect=1 || return 1
+	expect_write "$CQN_DFS/srv/fault_cq_undersize" 8 || return 1
+	# Two light QPs (a message at a time, 50 a second) share the small CQ
+	# without filling it; then a stream of 16 joins and overflows it.
+	for i in 2 3; do
+		endless_client "cli$i" workload=pingpong rate=50 reconnect=1 || return 1
+	done
+	cqs_expect srv 2 1 2 || return 1
+	endless_client cli4 queue_depth=16 reconnect=1 || return 1
+	wait_stat 60 srv cq_overflows -ge 1 || return 1
+	for i in 2 3 4; do
+		wait_stat 60 "cli$i" reconnects -ge 1 || return 1
+		ep_wait_state "cli$i" running 60 || return 1
+		wait_stat 60 "cli$i" msgs_verified -gt $(($(ep_stat "cli$i" msgs_verified) + 10)) ||
+			return 1
+	done
+	expect_eq "$(ep_stat cli1 reconnects)" 0 "cli1 (on the other CQ) undisturbed" || return 1
+	expect_match "$(<"$CQN_DFS/srv/cqs")" "qps 4 " "the three came back on the sound CQ" || return 1
+	echo "figure: after the overflow: $(printf '%s; ' "$(<"$CQN_DFS/srv/cqs")"), srv cq_overflows $(ep_stat srv cq_overflows)"
+	for i in 1 2 3 4; do
+		ep_enable "cli$i" 0 || return 1
+		check_stopped "cli$i" || return 1
+		expect_eq "$(ep_stat "cli$i" err_lost)" 0 "cli$i err_lost" || return 1
+	done
+	wait_stat 60 srv conns_active = 0 || return 1
+	check_accounted srv || return 1
+	cqs_expect srv 0 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# cq_share: a name it knows, and not while the endpoint runs (its
+# connections were placed when they were made).
+share_bad_input()
+{
+	setup || return 1
+	ep_create srv role=server addr=$SERVER_ADDR || return 1
+	expect_write_err "$CQN_CFS/endpoints/srv/cq_share" shared "Invalid argument" || return 1
+	expect_eq "$(ep_attr srv cq_share)" conn "cq_share unchanged" || return 1
+	expect_write "$CQN_CFS/endpoints/srv/cq_share" cpu || return 1
+	ep_enable srv 1 || return 1
+	expect_write_err "$CQN_CFS/endpoints/srv/cq_share" endpoint "Device or resource busy" || return 1
+	expect_eq "$(ep_attr srv cq_share)" cpu "cq_share unchanged while enabled" || return 1
+	ep_remove srv
+}
+
+cqn_run_suite srv $CLIENTS
