@@ -2,10 +2,12 @@
 /*
  * cqnotify core: the objects every part of the module shares, and the lock order.
  *
- * An endpoint (a configfs directory) owns its connections; a connection owns
- * an RC QP, its buffers and a CQ engine (struct cqn_cq, src/cq.h), the only
- * place that knows how completions are learned and hands each one to the
- * connection through wr_cqe->done. A connection (struct cqn_conn) knows no
+ * An endpoint (a configfs directory) owns its connections and its CQ
+ * engines (struct cqn_ep_cq around struct cqn_cq, src/cq.h; one per
+ * connection, per CPU or per endpoint: cq_share); a connection owns an RC QP
+ * and its buffers, and its QP uses one engine, the only place that knows how
+ * completions are learned and hands each one to the connection through
+ * wr_cqe->done. A connection (struct cqn_conn) knows no
  * role; the server's and the client's connections embed it, and what a
  * role does is in its struct cqn_role_ops.
  *
@@ -17,6 +19,9 @@
  *   cqn_endpoints_lock (mutex, src/endpoint.c)	the list of endpoints
  *     ep->lock (mutex)				configuration, enable/disable
  *       ep->tune_lock (mutex)			live changes of CQ engines
+ *         ep->cqs_lock (mutex, src/ep_cqs.c)	the CQ engines, the QPs each serves
+ *           ecq->lock (spinlock, irqsave)	an engine's list of QPs (its callbacks
+ *						close connections under it)
  *         ep->state_lock (spinlock, irqsave)	state, last_error, connection lists,
  *						a client's reconnect state (ep->clt)
  *           conn->lock (spinlock, bh)		a connection's rings and its role's
