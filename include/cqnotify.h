@@ -263,6 +263,7 @@ struct cqn_ep_client {
  * struct cqn_ep_cq - one of an endpoint's CQ engines and the QPs it serves
  * @ep: the endpoint
  * @node: on ep->cqs
+ * @dev: the device of its CQ (only that device's QPs join it)
  * @cq: the engine
  * @id: number within the endpoint (debugfs "cqs"; a shared engine's name)
  * @group: cqn_share_group() of its QPs
@@ -280,6 +281,7 @@ struct cqn_ep_client {
 struct cqn_ep_cq {
 	struct cqn_endpoint *ep;
 	struct list_head node;
+	struct ib_device *dev;
 	struct cqn_cq *cq;
 	u32 id;
 	u32 group;

@@ -124,6 +124,7 @@ static struct cqn_ep_cq *cqn_ep_cq_create(struct cqn_conn *conn, u32 group,
 	if (!ecq)
 		return ERR_PTR(-ENOMEM);
 	ecq->ep = ep;
+	ecq->dev = dev;
 	ecq->id = ep->next_cq_id++;
 	ecq->group = group;
 	ecq->slots = cqn_share_slots(share, live->cq_depth, cqn_ep_expected_qps(ep),
@@ -155,17 +156,20 @@ static struct cqn_ep_cq *cqn_ep_cq_create(struct cqn_conn *conn, u32 group,
 }
 
 /*
- * The newest joinable engine of @group, or NULL: the QPs after a fault
- * injection's small CQ join it. ep->cqs_lock held.
+ * The newest joinable engine of @group on @dev, or NULL: the QPs after a
+ * fault injection's small CQ join it. A server listening on every address
+ * may have connections on several devices: a CQ serves only its own
+ * device's QPs. ep->cqs_lock held.
  */
-static struct cqn_ep_cq *cqn_ep_cq_find(struct cqn_endpoint *ep, u32 group)
+static struct cqn_ep_cq *cqn_ep_cq_find(struct cqn_endpoint *ep, struct ib_device *dev,
+					u32 group)
 {
 	struct cqn_ep_cq *ecq;
 
 	if (ep->cfg.cq_share == CQN_SHARE_CONN)
 		return NULL;
 	list_for_each_entry_reverse(ecq, &ep->cqs, node)
-		if (ecq->group == group &&
+		if (ecq->dev == dev && ecq->group == group &&
 		    cqn_share_joinable(ecq->nqps, ecq->slots, READ_ONCE(ecq->retired)))
 			return ecq;
 	return NULL;
@@ -199,7 +203,7 @@ int cqn_ep_cq_join(struct cqn_conn *conn)
 	live = ep->cfg.cq;
 	mutex_lock(&ep->cqs_lock);
 	undersize = atomic_xchg(&ep->fault_cq_undersize, 0);
-	ecq = undersize ? NULL : cqn_ep_cq_find(ep, group);
+	ecq = undersize ? NULL : cqn_ep_cq_find(ep, conn->cm_id->device, group);
 	if (!ecq)
 		ecq = cqn_ep_cq_create(conn, group, &live, undersize);
 	if (IS_ERR(ecq)) {
@@ -364,8 +368,9 @@ void cqn_ep_cqs_show(struct cqn_endpoint *ep, struct seq_file *m)
 	mutex_lock(&ep->cqs_lock);
 	list_for_each_entry(ecq, &ep->cqs, node) {
 		cqn_cq_moderation_show(ecq->cq, moder, sizeof(moder));
-		seq_printf(m, "cq %u share %s group %u comp_vector %d qps %u slots %u cqe %d mode %s moderation %s%s\n",
-			   ecq->id, cqn_cq_share_names[ep->cfg.cq_share], ecq->group,
+		seq_printf(m, "cq %u device %s share %s group %u comp_vector %d qps %u slots %u cqe %d mode %s moderation %s%s\n",
+			   ecq->id, dev_name(&ecq->dev->dev), cqn_cq_share_names[ep->cfg.cq_share],
+			   ecq->group,
 			   cqn_cq_comp_vector(ecq->cq), ecq->nqps, ecq->slots,
 			   cqn_cq_ib(ecq->cq)->cqe, cqn_cq_mode_names[cqn_cq_mode(ecq->cq)],
 			   moder, READ_ONCE(ecq->retired) ? " retired" : "");

@@ -14,9 +14,13 @@ ALL_TESTS="
 	share_live_changes_lose_nothing
 	share_one_qp_error_spares_the_others
 	share_overflow_takes_down_exactly_its_qps
+	share_cq_per_device
 	share_bad_input
 "
 CLIENTS="cli1 cli2 cli3 cli4 cli5 cli6 cli7 cli8"
+# Debian's kernel is built without siw (CONFIG_RDMA_SIW is not set).
+[ "$CQN_KERNEL" = distro ] &&
+	CQN_SKIP[share_cq_per_device]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 NCPUS=$(nproc)
 
 setup()
@@ -256,6 +260,35 @@ share_overflow_takes_down_exactly_its_qps()
 	cqs_expect srv 0 || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
+}
+
+# A server listening on every address, with connections over rxe and over
+# siw: one shared CQ per device, each QP on its own device's.
+share_cq_per_device()
+{
+	local rc=0
+
+	setup || return 1
+	siw_pair_up || return 1
+	ep_create srv role=server addr=0.0.0.0 cq_share=endpoint max_conns=4 || rc=1
+	[ $rc = 1 ] || ep_enable srv 1 || rc=1
+	[ $rc = 1 ] || ep_wait_state srv running 10 || rc=1
+	[ $rc = 1 ] || endless_client cli1 addr=10.77.0.1 || rc=1
+	[ $rc = 1 ] || endless_client cli2 addr=10.77.1.1 || rc=1
+	[ $rc = 1 ] || endless_client cli3 addr=10.77.1.1 || rc=1
+	[ $rc = 1 ] || wait_stat 60 cli3 msgs_verified -gt 20 || rc=1
+	if [ $rc = 0 ]; then
+		cqs_expect srv 2 1 2 || rc=1
+		expect_match "$(<"$CQN_DFS/srv/cqs")" "device siw0 .* qps 2 " "siw's CQ serves the siw QPs" ||
+			rc=1
+		expect_match "$(<"$CQN_DFS/srv/cqs")" "device rxe0 .* qps 1 " "rxe's CQ serves the rxe QP" ||
+			rc=1
+	fi
+	[ $rc = 1 ] || clients_stop 3 || rc=1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+	siw_pair_down
+	return $rc
 }
 
 # cq_share: a name it knows, and not while the endpoint runs (its
