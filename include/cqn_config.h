@@ -57,6 +57,8 @@ enum cqn_role {
  *	event before re-arming
  * @CQN_CQ_SOFTIRQ: the RDMA core's ib_alloc_cq() with IB_POLL_SOFTIRQ
  * @CQN_CQ_WORKQUEUE: the RDMA core's ib_alloc_cq() with IB_POLL_WORKQUEUE
+ * @CQN_CQ_IRQPOLL: event-driven, the CQ emptied in softirq context by the
+ *	engine's own irq_poll (no workqueue hop), with its moderation and guards
  * @CQN_CQ_MODE_COUNT: number of modes
  */
 enum cqn_cq_mode {
@@ -65,6 +67,7 @@ enum cqn_cq_mode {
 	CQN_CQ_ADAPTIVE,
 	CQN_CQ_SOFTIRQ,
 	CQN_CQ_WORKQUEUE,
+	CQN_CQ_IRQPOLL,
 	CQN_CQ_MODE_COUNT,
 };
 

@@ -83,6 +83,7 @@ const char *const cqn_cq_mode_names[] = {
 	[CQN_CQ_ADAPTIVE] = "adaptive",
 	[CQN_CQ_SOFTIRQ] = "softirq",
 	[CQN_CQ_WORKQUEUE] = "workqueue",
+	[CQN_CQ_IRQPOLL] = "irqpoll",
 };
 EXPORT_SYMBOL_GPL(cqn_cq_mode_names);
 

@@ -62,6 +62,15 @@
  *	is shown as ``poll_window_us``, completions caught by it as
  *	``cq_window_hits``.
  *
+ * ``irqpoll``
+ *	Like ``event``, without the workqueue hop: the comp_handler schedules
+ *	the engine's own irq_poll instance, which empties the CQ in softirq
+ *	context (on the CPU that took the event) with a budget of 256 and arms
+ *	it again, as the core's ``softirq`` mode does, but with the engine's
+ *	moderation, guards, live switches and counters. A missed-events report
+ *	schedules it again after it completed. Completion handlers then run in
+ *	softirq context, as they do in ``softirq`` mode.
+ *
  * ``softirq``, ``workqueue``
  *	The RDMA core's own CQ API, as in-tree ULPs (nvme-rdma, iSER, SRP)
  *	use it: ib_alloc_cq() with ``IB_POLL_SOFTIRQ`` or ``IB_POLL_WORKQUEUE``;
@@ -88,7 +97,7 @@
  *	Two guards, the silent-CQ watchdog and the storm guard, switch a CQ
  *	from events to polling on a timer for a while (src/cq_guard.c).
  *
- * Live changes of cq_mode (among event, poll and adaptive), moderation and
+ * Live changes of cq_mode (among event, poll, adaptive and irqpoll), moderation and
  * cq_depth quiesce the engine once (cqn_cq_reconfigure()), however many of
  * them one write makes: the handler stops queueing, the poll
  * thread stops, the work item and the moderation timer are cancelled.
@@ -108,6 +117,7 @@ static const struct cqn_cq_mode_ops *const cqn_cq_modes[] = {
 	[CQN_CQ_ADAPTIVE] = &cqn_cq_adaptive_ops,
 	[CQN_CQ_SOFTIRQ] = &cqn_cq_softirq_ops,
 	[CQN_CQ_WORKQUEUE] = &cqn_cq_workqueue_ops,
+	[CQN_CQ_IRQPOLL] = &cqn_cq_irqpoll_ops,
 };
 
 static_assert(ARRAY_SIZE(cqn_cq_modes) == CQN_CQ_MODE_COUNT);
@@ -288,6 +298,7 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 	c->state = CQN_CQS_PAUSED;
 	spin_lock_init(&c->lock);
 	INIT_WORK(&c->work, cqn_cq_work);
+	cqn_cq_irqpoll_init(c);
 	cqn_cq_moder_init(c);
 	cqn_cq_guard_init(c);
 	atomic_set(&c->faults.drop_events, 0);
@@ -359,7 +370,7 @@ void cqn_cq_drain_begin(struct cqn_cq *c)
 		return;
 	old = xchg(&c->state, CQN_CQS_DRAINING);
 	if (old == CQN_CQS_RUNNING || old == CQN_CQS_FALLBACK)
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 }
 
 /**
@@ -379,7 +390,7 @@ void cqn_cq_drain_end(struct cqn_cq *c)
 	if (cqn_cq_change_state(c, CQN_CQS_DRAINING,
 				c->guard.cause ? CQN_CQS_FALLBACK : CQN_CQS_RUNNING) &&
 	    c->mode_ops->events)
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 }
 
 /**
@@ -476,7 +487,7 @@ static int cqn_cq_resize(struct cqn_cq *c, u32 cqe, u32 max_posted)
  *	(for the resize rule)
  *
  * Takes what differs from what the engine runs with: tuning at once; a
- * new cq_mode (among event, poll and adaptive), moderation and cq_depth
+ * new cq_mode (among event, poll, adaptive and irqpoll), moderation and cq_depth
  * under one quiesce of the engine, then one resume that empties the CQ
  * before arming, so nothing is lost or handled twice. Idempotent.
  *

@@ -16,6 +16,7 @@
 #define _CQN_CQ_H
 
 #include <linux/dim.h>
+#include <linux/irq_poll.h>
 
 #include "cqnotify.h"
 
@@ -23,6 +24,8 @@
 #define CQN_POLL_BATCH		16
 /* Completions one event-mode wakeup handles before yielding the worker. */
 #define CQN_EVENT_BUDGET	256
+/* fault_arm_delay_us in softirq context (irqpoll mode): a busy wait, capped. */
+#define CQN_ARM_DELAY_ATOMIC_MAX_US	100
 /* Timer polling (fallback, teardown's drain): the interval between polls. */
 #define CQN_TIMER_POLL_NS	(200 * NSEC_PER_USEC)
 
@@ -71,6 +74,19 @@ enum cqn_cq_trip {
 	CQN_TRIP_WATCHDOG,
 };
 
+/**
+ * enum cqn_cq_next - what follows a wakeup of the event-driven modes
+ * @CQN_NEXT_SLEEP: nothing: software moderation holds the CQ, its timer
+ *	starts the next wakeup
+ * @CQN_NEXT_ARM: the CQ is empty: arm it (cqn_cq_rearm())
+ * @CQN_NEXT_AGAIN: another wakeup at once, the CQ left unarmed
+ */
+enum cqn_cq_next {
+	CQN_NEXT_SLEEP,
+	CQN_NEXT_ARM,
+	CQN_NEXT_AGAIN,
+};
+
 struct cqn_cq;
 
 /**
@@ -85,6 +101,8 @@ struct cqn_cq;
  * @after_empty: adaptive mode: keep polling once a wakeup found the CQ
  *	empty; true when the budget ran out (the caller requeues the work)
  * @event_seen: adaptive mode: an event that arrived at @ns started a wakeup
+ * @kick: start a wakeup of the consumer (cqn_cq_kick()); NULL: queue the
+ *	work item
  * @events: the mode arms the CQ and sleeps: software moderation, the
  *	guards and teardown's timer drain apply
  * @core: the RDMA core polls the CQ (ib_alloc_cq())
@@ -99,6 +117,7 @@ struct cqn_cq_mode_ops {
 	void (*halt)(struct cqn_cq *c);
 	bool (*after_empty)(struct cqn_cq *c, int done);
 	void (*event_seen)(struct cqn_cq *c, u64 ns);
+	void (*kick)(struct cqn_cq *c);
 	bool events;
 	bool core;
 };
@@ -227,6 +246,9 @@ struct cqn_cq_faults {
  *	so teardown cannot count on its drain requests completing
  * @caps: what the device offers
  * @work: event and adaptive modes: processes the CQ after an event
+ * @iop: irqpoll mode: processes the CQ after an event, in softirq context
+ *	(irq_poll, with a budget); disabled in every other mode
+ * @iop_on: @iop is enabled
  * @from_event: the next run of @work was started by an event
  * @event_ns: when the event that started the next run of @work arrived
  * @poller: poll mode: the busy-polling thread
@@ -259,6 +281,8 @@ struct cqn_cq {
 	struct cqn_cq_caps caps;
 
 	struct work_struct work;
+	struct irq_poll iop;
+	bool iop_on;
 	bool from_event;
 	u64 event_ns;
 	struct task_struct *poller;
@@ -290,6 +314,20 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 	return s == CQN_CQS_RUNNING || s == CQN_CQS_FALLBACK || s == CQN_CQS_DRAINING;
 }
 
+/**
+ * cqn_cq_kick() - start a wakeup of the consumer: the mode's, or the work item
+ * @c: the engine
+ *
+ * Context: any.
+ */
+static inline void cqn_cq_kick(struct cqn_cq *c)
+{
+	if (c->mode_ops->kick)
+		c->mode_ops->kick(c);
+	else
+		queue_work(cqn_wq, &c->work);
+}
+
 /* src/cq_process.c */
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep);
@@ -305,7 +343,13 @@ void cqn_cq_event_handler(struct ib_event *event, void *ctx);
 extern const struct cqn_cq_mode_ops cqn_cq_event_ops;
 extern const struct cqn_cq_mode_ops cqn_cq_adaptive_ops;
 void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx);
+enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget);
+void cqn_cq_rearm(struct cqn_cq *c);
 void cqn_cq_work(struct work_struct *work);
+
+/* src/cq_irqpoll.c */
+extern const struct cqn_cq_mode_ops cqn_cq_irqpoll_ops;
+void cqn_cq_irqpoll_init(struct cqn_cq *c);
 
 /* src/cq_poll.c */
 extern const struct cqn_cq_mode_ops cqn_cq_poll_ops;

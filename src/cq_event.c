@@ -39,12 +39,19 @@ void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 		WRITE_ONCE(c->event_ns, t0);
 		WRITE_ONCE(c->from_event, true);
 	}
-	queue_work(cqn_wq, &c->work);
+	cqn_cq_kick(c);
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 }
 
-/* The end of a wakeup that emptied the CQ: arm it, or poll on a timer. */
-static void cqn_cq_rearm(struct cqn_cq *c)
+/**
+ * cqn_cq_rearm() - the end of a wakeup that emptied the CQ: arm it, or poll on a timer
+ * @c: the engine
+ *
+ * A missed-events report starts another wakeup at once (cqn_cq_kick()).
+ *
+ * Context: the one context that processes the CQ, its wakeup over.
+ */
+void cqn_cq_rearm(struct cqn_cq *c)
 {
 	u32 delay;
 
@@ -60,32 +67,35 @@ static void cqn_cq_rearm(struct cqn_cq *c)
 		return;
 	/* fault_arm_delay_us: the arm/poll race, made certain. */
 	delay = READ_ONCE(c->faults.arm_delay_us);
-	if (unlikely(delay))
+	if (unlikely(delay) && in_task())
 		fsleep(delay);
+	else if (unlikely(delay))
+		udelay(min(delay, CQN_ARM_DELAY_ATOMIC_MAX_US));
 	if (cqn_cq_arm(c) > 0)
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 }
 
 /**
- * cqn_cq_work() - one wakeup of the consumer in the event-driven modes
- * @work: the engine's work item
+ * cqn_cq_wakeup() - one wakeup of the consumer in the event-driven modes
+ * @c: the engine
+ * @budget: the most completions to hand over
  *
- * Context: process context (cqn_wq).
+ * Hands over what the CQ holds, unless software moderation holds it back
+ * (its timer starts the next wakeup).
+ *
+ * Context: the one context that processes the CQ: the work item (event,
+ * adaptive) or irq_poll's softirq (irqpoll).
+ * Return: what the caller does next: CQN_NEXT_ARM (cqn_cq_rearm()),
+ * CQN_NEXT_AGAIN (another wakeup at once, the CQ left unarmed: the budget
+ * ran out, or adaptive mode's window asks for more polling) or
+ * CQN_NEXT_SLEEP.
  */
-void cqn_cq_work(struct work_struct *work)
+enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 {
-	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
 	u64 t0 = ktime_get_ns(), ev;
 	bool from_event;
 	int done;
 
-	/*
-	 * A comp_handler that passed its state check just before a switch to
-	 * poll mode may queue this after the switch: the poll thread owns the
-	 * CQ (and c->wcs) then. The mode only changes while this is cancelled.
-	 */
-	if (!cqn_cq_live(c) || !c->mode_ops->events)
-		return;
 	from_event = READ_ONCE(c->from_event);
 	ev = READ_ONCE(c->event_ns);
 	WRITE_ONCE(c->from_event, false);
@@ -95,18 +105,45 @@ void cqn_cq_work(struct work_struct *work)
 			c->mode_ops->event_seen(c, ev);
 	}
 	if (from_event && cqn_cq_moder_hold(c))
-		goto out;
-	done = cqn_cq_process(c, CQN_EVENT_BUDGET, from_event);
+		return CQN_NEXT_SLEEP;
+	done = cqn_cq_process(c, budget, from_event);
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
-	if (done >= CQN_EVENT_BUDGET ||
-	    (c->mode_ops->after_empty && c->mode_ops->after_empty(c, done))) {
+	if (done >= budget ||
+	    (c->mode_ops->after_empty && c->mode_ops->after_empty(c, done)))
+		return CQN_NEXT_AGAIN;
+	return CQN_NEXT_ARM;
+}
+
+/**
+ * cqn_cq_work() - the work item of the event and adaptive modes
+ * @work: the engine's work item
+ *
+ * Context: process context (cqn_wq).
+ */
+void cqn_cq_work(struct work_struct *work)
+{
+	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
+	u64 t0 = ktime_get_ns();
+
+	/*
+	 * A comp_handler that passed its state check just before a switch to
+	 * poll mode may queue this after the switch: the poll thread owns the
+	 * CQ (and c->wcs) then. The mode only changes while this is cancelled.
+	 */
+	if (!cqn_cq_live(c) || !c->mode_ops->events || c->mode_ops->kick)
+		return;
+	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
+	case CQN_NEXT_AGAIN:
 		/* Leave the CQ unarmed and let other work run first. */
 		queue_work(cqn_wq, &c->work);
-		goto out;
+		break;
+	case CQN_NEXT_ARM:
+		cqn_cq_rearm(c);
+		break;
+	case CQN_NEXT_SLEEP:
+		break;
 	}
-	cqn_cq_rearm(c);
-out:
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
 }
 

@@ -50,7 +50,7 @@ static void cqn_cq_watchdog_fn(struct work_struct *work)
 		pr_info_ratelimited("%s: no completion for %u ms with work outstanding: polling\n",
 				    c->name, ms);
 		set_bit(CQN_TRIP_WATCHDOG, &c->guard.trips);
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 	}
 	queue_delayed_work(cqn_wq, &c->guard.watchdog, msecs_to_jiffies(ms));
 }
@@ -61,7 +61,7 @@ static enum hrtimer_restart cqn_cq_poll_timer_fn(struct hrtimer *t)
 	struct cqn_cq *c = container_of(t, struct cqn_cq, poll_timer);
 
 	if (cqn_cq_live(c))
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 	return HRTIMER_NORESTART;
 }
 

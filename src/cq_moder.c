@@ -143,7 +143,7 @@ static enum hrtimer_restart cqn_cq_moder_timer_fn(struct hrtimer *t)
 	if (in == CQN_INTAKE_PERIOD)
 		cqn_stat_inc(c->stats, CQN_STAT_sw_moder_timer_fires);
 	if (in == CQN_INTAKE_COUNT || in == CQN_INTAKE_PERIOD)
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 	return HRTIMER_NORESTART;
 }
 
@@ -189,7 +189,7 @@ bool cqn_cq_moder_rearm(struct cqn_cq *c)
 		return false;
 	in = cqn_cq_sw_intake(c);
 	if (in == CQN_INTAKE_COUNT || in == CQN_INTAKE_PERIOD)
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_kick(c);
 	return true;
 }
 
@@ -224,7 +224,7 @@ static int cqn_cq_moder_set(struct cqn_cq *c, u32 count, u32 period)
 					    c->name, count, CQN_SW_MODER_MAX_COUNT);
 	} else if (ignored) {
 		memset(&eff, 0, sizeof(eff));
-		pr_info_ratelimited("%s: cq_count/cq_period ignored: software moderation runs in event and adaptive modes only\n",
+		pr_info_ratelimited("%s: cq_count/cq_period ignored: software moderation runs in event, adaptive and irqpoll modes only\n",
 				    c->name);
 	}
 done:

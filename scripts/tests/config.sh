@@ -152,7 +152,7 @@ msg_size|1048576 1 4096
 send_depth|8192 1 64
 recv_depth|8192 1 64
 cq_depth|65536 1 256
-cq_mode|poll adaptive softirq workqueue event
+cq_mode|poll adaptive softirq workqueue irqpoll event
 cq_count|65535 0
 cq_period|65535 0
 adaptive_moderation|1 0

@@ -63,11 +63,11 @@ every_mode_moves_traffic()
 {
 	local mode n=$((N / 2))
 
-	# The debug kernel moves ~100 messages/s: 5 modes x 2 workloads stay short.
+	# The debug kernel moves ~100 messages/s: 6 modes x 2 workloads stay short.
 	[ "$CQN_KERNEL" = debug ] && n=$((N / 4))
 
 	setup || return 1
-	for mode in event poll adaptive softirq workqueue; do
+	for mode in event poll adaptive softirq workqueue irqpoll; do
 		start_server cq_mode=$mode || return 1
 		run_client cli cq_mode=$mode workload=pingpong msg_size=64 iterations=$n || return 1
 		check_clean_run cli $n || return 1
@@ -92,7 +92,7 @@ every_mode_moves_traffic()
 	done
 }
 
-# 22 live changes on both sides while a verified stream runs. The stream
+# 27 live changes on both sides while a verified stream runs. The stream
 # runs until disabled: echoes carry sequence numbers, so one lost, duplicated
 # or reordered anywhere in the run shows as a msg_errors; at the end only
 # the messages still in flight (at most queue_depth) may lack an echo.
@@ -116,6 +116,7 @@ live_changes_lose_nothing()
 		"cq_count 1" "cq_depth 256" "cq_mode adaptive" "cq_period 0" "cq_count 8"
 		"cq_mode poll" "cq_depth 400" "cq_mode event" "adaptive_moderation 1"
 		"cq_mode adaptive" "adaptive_moderation 0" "cq_count 0" "cq_depth 256"
+		"cq_mode irqpoll" "cq_count 8" "cq_mode poll" "cq_mode irqpoll" "cq_count 0"
 		"cq_mode event"
 	)
 
@@ -246,8 +247,8 @@ live_traffic()
 		case $m in
 		poll) expect_eq "${STATS[cq_events]}" "${ev[$ep]}" "$ep CQ events in poll mode" ||
 			return 1 ;;
-		event) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
-			{ fail "$ep took no CQ event in event mode over 50 echoes"; return 1; } ;;
+		event|irqpoll) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
+			{ fail "$ep took no CQ event in $m mode over 50 echoes"; return 1; } ;;
 		esac
 		if [ "$m" != adaptive ] || [ "$w" = 0 ]; then
 			expect_eq "${STATS[cq_window_hits]}" "${hits[$ep]}" \
@@ -1192,7 +1193,7 @@ moderation_ignored_said()
 	expect_eq "$(ep_attr cli moderation_effective)" "off (ignored in this cq_mode)" \
 		"poll mode with cq_count 16" || return 1
 	cqn_klog_read
-	cqn_klog_match "$mark" "cli\.[0-9]+: cq_count/cq_period ignored: software moderation runs in event and adaptive modes only"
+	cqn_klog_match "$mark" "cli\.[0-9]+: cq_count/cq_period ignored: software moderation runs in event, adaptive and irqpoll modes only"
 	[ "$KLOG_NMATCH" -ge 1 ] || { fail "no log line saying the moderation is ignored"; return 1; }
 	expect_write "$CQN_CFS/endpoints/cli/cq_mode" event || return 1
 	expect_eq "$(ep_attr cli moderation_effective)" "sw count=16 period=100" \

@@ -26,7 +26,7 @@ in_range()
 {
 	case $1 in
 	role) [[ $2 =~ ^(server|client)$ ]] ;;
-	cq_mode) [[ $2 =~ ^(event|poll|adaptive|softirq|workqueue)$ ]] ;;
+	cq_mode) [[ $2 =~ ^(event|poll|adaptive|softirq|workqueue|irqpoll)$ ]] ;;
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
@@ -69,7 +69,7 @@ msg_size u32 1 1048576
 send_depth u32 1 8192
 recv_depth u32 1 8192
 cq_depth u32 1 65536
-cq_mode choice event,poll,adaptive,softirq,workqueue
+cq_mode choice event,poll,adaptive,softirq,workqueue,irqpoll
 cq_count u32 0 65535
 cq_period u32 0 65535
 adaptive_moderation bool

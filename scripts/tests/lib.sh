@@ -553,7 +553,7 @@ DIM_PROFILE=("1 1" "4 1" "4 2" "8 2" "8 4" "8 16" "16 16" "16 32" "32 32")
 # and adaptive_moderation; LEVEL is the adaptive level it shows (its DIM
 # profile replaces cq_count/cq_period). A count of 1, or no count and no
 # period, is off; a count past 256 is 256, a count without a period gets
-# 100 us; software moderation runs in event and adaptive modes only, and
+# 100 us; software moderation runs in event, adaptive and irqpoll modes only, and
 # asked for in another mode it is "off (ignored in this cq_mode)".
 moder_want()
 {
@@ -565,7 +565,7 @@ moder_want()
 		[ "$count" = 0 ] || [ "$count" -gt 256 ] && count=256
 		[ "$period" = 0 ] && period=100
 		case $mode in
-		event|adaptive) MODER_WANT="sw count=$count period=$period" ;;
+		event|adaptive|irqpoll) MODER_WANT="sw count=$count period=$period" ;;
 		*) MODER_WANT="off (ignored in this cq_mode)" ;;
 		esac
 	fi

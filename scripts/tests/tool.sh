@@ -341,7 +341,7 @@ attributes_described()
 	done <"$CQN_CFS/attributes"
 	expect_match "$(ctl create --help)" "^  port +1\.\.65535 +7471\$" \
 		"create --help: port's values and default" || return 1
-	expect_match "$(ctl set --help)" "^  cq_mode +event, poll, adaptive, softirq, workqueue +event +live\$" \
+	expect_match "$(ctl set --help)" "^  cq_mode +event, poll, adaptive, softirq, workqueue, irqpoll +event +live\$" \
 		"set --help: cq_mode, live" || return 1
 	ep_remove a
 	reliability "bad_inputs=$((n * 2))"
