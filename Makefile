@@ -24,7 +24,7 @@ KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/
 CQN_BUILD ?= $(CURDIR)/build
 TOOLS_CFLAGS = -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/include
 
-.PHONY: module install check check-leaks demo bench style tools clean
+.PHONY: module install check check-leaks demo bench bench-scale style tools clean
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -53,6 +53,9 @@ demo:
 
 bench:
 	scripts/bench/run --kernel $(KERNEL)
+
+bench-scale:
+	scripts/bench/run --kernel $(KERNEL) --scale
 
 style:
 	scripts/style
