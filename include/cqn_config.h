@@ -19,6 +19,8 @@
 #define CQN_DEPTH_MAX		8192
 #define CQN_CQ_DEPTH_MAX	65536
 #define CQN_MAX_CONNS_MAX	1024
+/* Most connections one client endpoint makes to its server. */
+#define CQN_CONNECTIONS_MAX	1024
 #define CQN_DURATION_MS_MAX	(24 * 3600 * 1000)
 /* Registered buffers one connection may pin: send + receive rings. */
 #define CQN_CONN_BUF_MAX	(64 * 1024 * 1024)
@@ -125,6 +127,8 @@ struct cqn_cq_params {
  * @cq_share: enum cqn_cq_share: one CQ engine per connection, per CPU or
  *	for the whole endpoint (not live: its connections are placed at
  *	creation)
+ * @connections: client: RC connections to the server, each running its
+ *	share of the workload (iterations and rate are the endpoint's totals)
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
  * @iterations: client: messages to send (0: use @duration_ms)
@@ -146,6 +150,7 @@ struct cqn_config {
 	struct cqn_cq_params cq;
 	u32 max_conns;
 	u32 cq_share;
+	u32 connections;
 	u32 workload;
 	u32 queue_depth;
 	u32 iterations;

@@ -105,6 +105,17 @@ static void cqn_config_test_client_rules(struct kunit *test)
 	/* Pingpong keeps one message in flight whatever queue_depth says. */
 	cfg.workload = CQN_WL_PINGPONG;
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+
+	/* iterations are divided over the connections: one each at least. */
+	KUNIT_EXPECT_EQ(test, cfg.connections, 1U);
+	cfg.connections = 8;
+	cfg.iterations = 8;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.iterations = 7;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "iterations 7 < connections 8"));
+	cfg.iterations = 0;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
 }
 
 static void cqn_config_test_ipv6_any_client(struct kunit *test)
@@ -161,6 +172,7 @@ static void cqn_config_test_live_set(struct kunit *test)
 		offsetof(struct cqn_config, send_depth),
 		offsetof(struct cqn_config, recv_depth),
 		offsetof(struct cqn_config, max_conns),
+		offsetof(struct cqn_config, connections),
 		offsetof(struct cqn_config, workload),
 		offsetof(struct cqn_config, queue_depth),
 		offsetof(struct cqn_config, iterations),

@@ -128,6 +128,7 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->cq.poll_cpu = -1;
 	cfg->cq.poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
 	cfg->max_conns = 16;
+	cfg->connections = 1;
 	cfg->workload = CQN_WL_PINGPONG;
 	cfg->queue_depth = 16;
 	cfg->iterations = 1000;
@@ -193,7 +194,9 @@ EXPORT_SYMBOL_GPL(cqn_cq_mode_switch_check);
  * The CQ must hold a completion for every send and receive that can be
  * outstanding plus the one drain request teardown posts, so it can never
  * overflow; a client cannot keep more messages in flight than it has send
- * buffers or receive buffers for their echoes.
+ * buffers or receive buffers for their echoes; a client's iterations
+ * (its total, divided over its connections) give each connection one
+ * message at least.
  *
  * Context: any.
  * Return: 0, -EINVAL for an inconsistent configuration, -ERANGE when the
@@ -231,6 +234,12 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 		    (cfg->queue_depth > cfg->send_depth || cfg->queue_depth > cfg->recv_depth)) {
 			snprintf(why, len, "queue_depth %u > send_depth %u or recv_depth %u",
 				 cfg->queue_depth, cfg->send_depth, cfg->recv_depth);
+			return -EINVAL;
+		}
+		if (cfg->iterations && cfg->iterations < cfg->connections) {
+			snprintf(why, len,
+				 "iterations %u < connections %u: every connection needs a message",
+				 cfg->iterations, cfg->connections);
 			return -EINVAL;
 		}
 	}

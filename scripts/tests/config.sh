@@ -23,7 +23,7 @@ defaults()
 	setup || return 1
 	for kv in role=server addr=0.0.0.0 port=7471 msg_size=4096 send_depth=64 \
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
-		  cq_period=0 max_conns=16 workload=pingpong queue_depth=16 \
+		  cq_period=0 max_conns=16 connections=1 workload=pingpong queue_depth=16 \
 		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
 		  poll_window_max_us=50 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
 		  max_events_per_ms=0 moderation_effective=off; do
@@ -76,6 +76,7 @@ cq_depth|0 65537
 cq_count|65536
 cq_period|65536
 max_conns|0 1025
+connections|0 1025 4294967296
 queue_depth|0 8193
 duration_ms|86400001
 iterations|4294967296
@@ -162,6 +163,7 @@ solicited_only|1 0
 watchdog_ms|60000 0
 max_events_per_ms|1000000 0
 max_conns|1024 1 16
+connections|1024 1
 workload|stream pingpong
 queue_depth|8192 1 16
 iterations|4294967295 0 1000
@@ -278,7 +280,7 @@ busy_run()
 	local kv attr val h pid comm
 
 	for kv in role=client addr=10.77.0.2 port=7998 msg_size=100 send_depth=32 \
-		  recv_depth=32 max_conns=2 workload=stream queue_depth=8 iterations=5 \
+		  recv_depth=32 max_conns=2 connections=4 workload=stream queue_depth=8 iterations=5 \
 		  duration_ms=1000 verify=0 rate=100 reconnect=1; do
 		attr=${kv%%=*} val=${kv#*=}
 		expect_write_err "$EP/$attr" "$val" "Device or resource busy" || return 1

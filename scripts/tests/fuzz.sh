@@ -79,6 +79,7 @@ solicited_only bool
 watchdog_ms u32 0 60000
 max_events_per_ms u32 0 1000000
 max_conns u32 1 1024
+connections u32 1 1024
 workload choice pingpong,stream
 queue_depth u32 1 8192
 iterations u32 0 4294967295

@@ -266,6 +266,8 @@ CQN_EP_U32_ATTR(max_events_per_ms, cq.max_events_per_ms, 0, CQN_EVENTS_PER_MS_MA
 CONFIGFS_ATTR(cqn_ep_, max_events_per_ms);
 CQN_EP_U32_ATTR(max_conns, max_conns, 1, CQN_MAX_CONNS_MAX)
 CONFIGFS_ATTR(cqn_ep_, max_conns);
+CQN_EP_U32_ATTR(connections, connections, 1, CQN_CONNECTIONS_MAX)
+CONFIGFS_ATTR(cqn_ep_, connections);
 CQN_EP_U32_ATTR(queue_depth, queue_depth, 1, CQN_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, queue_depth);
 CQN_EP_U32_ATTR(iterations, iterations, 0, U32_MAX)
@@ -498,6 +500,7 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_max_events_per_ms,
 	&cqn_ep_attr_max_conns,
 	&cqn_ep_attr_cq_share,
+	&cqn_ep_attr_connections,
 	&cqn_ep_attr_workload,
 	&cqn_ep_attr_queue_depth,
 	&cqn_ep_attr_iterations,
@@ -534,6 +537,7 @@ const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_max_events_per_ms_info,
 	&cqn_ep_max_conns_info,
 	&cqn_ep_cq_share_info,
+	&cqn_ep_connections_info,
 	&cqn_ep_workload_info,
 	&cqn_ep_queue_depth_info,
 	&cqn_ep_iterations_info,
