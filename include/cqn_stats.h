@@ -178,6 +178,7 @@ extern const char *const cqn_stat_names[];
 int cqn_stats_create(struct cqn_stats *s);
 void cqn_stats_destroy(struct cqn_stats *s);
 void cqn_stats_add_to(const struct cqn_stats *s, struct cqn_stats_sum *sum);
+u64 cqn_stats_read(const struct cqn_stats *s, enum cqn_stat stat);
 void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *from);
 void cqn_stats_reset(struct cqn_stats *s);
 void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum);

@@ -138,6 +138,24 @@ void cqn_stats_add_to(const struct cqn_stats *s, struct cqn_stats_sum *sum)
 }
 
 /**
+ * cqn_stats_read() - one counter of a block, every CPU's share summed
+ * @s: the block
+ * @stat: the counter
+ *
+ * Context: any.
+ * Return: its value (it may move while it is read).
+ */
+u64 cqn_stats_read(const struct cqn_stats *s, enum cqn_stat stat)
+{
+	u64 v = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		v += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->cnt[stat]);
+	return v;
+}
+
+/**
  * cqn_stats_sum_add() - add one sum to another
  * @to: the running sum
  * @from: what to add
