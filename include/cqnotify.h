@@ -23,7 +23,7 @@
  *           ecq->lock (spinlock, irqsave)	an engine's list of QPs (its callbacks
  *						close connections under it)
  *         ep->state_lock (spinlock, irqsave)	state, last_error, connection lists,
- *						a client's reconnect state (ep->clt)
+ *						a client's connection slots (ep->clt)
  *           conn->lock (spinlock, bh)		a connection's rings and its role's
  *						workload (struct cqn_srv_conn, _clt_conn)
  *         cq->lock (spinlock, irqsave)		a CQ engine's staging ring
@@ -192,12 +192,14 @@ struct cqn_conn {
  * endpoint that know no role
  * @created: why a new connection exists (its first cqn_conn_state event)
  * @owns_id: destroying a connection destroys its rdma_cm id (a server's
- *	child id; a client's id belongs to its endpoint)
- * @one_conn: the endpoint has one connection at a time, which its debugfs
- *	stats name (a client)
- * @conn_alloc: allocate the role's connection, which embeds struct
- *	cqn_conn, with its role state sized by the configuration; process
- *	context. Returns the base connection or NULL
+ *	child id; a client's id belongs to its endpoint's connection slot)
+ * @one_conn: does the endpoint have one connection at a time, which its
+ *	debugfs stats name (a client of connections=1)? NULL for no
+ * @conn_limit: the most connections the endpoint has at once (a client's
+ *	connections); NULL for max_conns (a server)
+ * @conn_alloc: allocate the role's connection on @cm_id, which embeds
+ *	struct cqn_conn, with its role state sized by the configuration;
+ *	process context. Returns the base connection or NULL
  * @conn_free: free what @conn_alloc allocated
  * @recv_done: the wr_cqe->done of the receive buffers
  * @send_done: the wr_cqe->done of the send buffers
@@ -205,11 +207,16 @@ struct cqn_conn {
  *	(__cqn_ep_start_run()) and listen or connect; ep->lock held.
  *	Returns 0 or -errno (the reason in last_error)
  * @stop: disable: stop what the role runs besides its connections (the
- *	client's reconnect); ep->lock held, accepting already false. May be NULL
+ *	client's reconnects); ep->lock held, accepting already false. May be NULL
+ * @release: disable, once every connection is destroyed: free what
+ *	@start allocated (a client's ids and slots); ep->lock held. May be NULL
+ * @on_device: does the endpoint hold an id of its own on @ibdev (a
+ *	client's slots)? ep->lock held. NULL: only ep->cm_id counts
  * @established: a connection reached ESTABLISHED; rdma_cm handler. May
  *	be NULL
- * @lost: a connection closed with an error, @why; any context. NULL when
- *	that is no concern of the endpoint's (a server)
+ * @lost: a connection closed with an error, @why; any context,
+ *	ep->state_lock held (it must not sleep). NULL when that is no concern
+ *	of the endpoint's (a server)
  * @peer_left: the peer disconnected: is that an error? NULL for a
  *	normal close, or the reason
  * @need_any: the CQ engine's question (struct cqn_cq_owner) for the role
@@ -222,15 +229,18 @@ struct cqn_conn {
 struct cqn_role_ops {
 	const char *created;
 	bool owns_id;
-	bool one_conn;
-	struct cqn_conn *(*conn_alloc)(struct cqn_endpoint *ep);
+	bool (*one_conn)(const struct cqn_endpoint *ep);
+	u32 (*conn_limit)(const struct cqn_endpoint *ep);
+	struct cqn_conn *(*conn_alloc)(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id);
 	void (*conn_free)(struct cqn_conn *conn);
 	void (*recv_done)(struct ib_cq *cq, struct ib_wc *wc);
 	void (*send_done)(struct ib_cq *cq, struct ib_wc *wc);
 	int (*start)(struct cqn_endpoint *ep);
 	void (*stop)(struct cqn_endpoint *ep);
+	void (*release)(struct cqn_endpoint *ep);
+	bool (*on_device)(struct cqn_endpoint *ep, struct ib_device *ibdev);
 	void (*established)(struct cqn_conn *conn);
-	void (*lost)(struct cqn_endpoint *ep, const char *why);
+	void (*lost)(struct cqn_conn *conn, const char *why);
 	const char *(*peer_left)(struct cqn_conn *conn);
 	bool (*need_any)(struct cqn_conn *conn);
 	bool (*busy)(struct cqn_conn *conn);
@@ -238,25 +248,26 @@ struct cqn_role_ops {
 	void (*retire)(struct cqn_conn *conn);
 };
 
+struct cqn_clt_slot;
+
 /**
- * struct cqn_ep_client - what a client endpoint keeps across its connections
- * @reconnect_attempt: reconnect attempts since the last connection was
- *	established
- * @reconnect_pending: @reconnect_work is to connect again
- * @resume_seq: first message of the run not yet echoed when the last
- *	connection was destroyed; the next connection starts there
- * @resume_high: highest sequence number sent so far, plus one (messages
- *	below it that are sent again count as msgs_resent)
- * @reconnect_work: with reconnect=1: connects again after a loss
+ * struct cqn_ep_client - a client endpoint's connection slots, one per
+ * connection it keeps to its server (the "connections" attribute)
+ * @slots: the slots (struct cqn_clt_slot, src/client.c), from enable to
+ *	disable; each has its own rdma_cm id, its share of the workload, and
+ *	what it keeps across its connections (the resume point, reconnects)
+ * @nslots: entries in @slots (cfg.connections)
+ * @nup: slots whose connection is established or whose share is done
+ * @nfinished: slots whose share of the workload is done
  *
- * Protected by ep->state_lock (src/client.c).
+ * @slots and @nslots change under ep->lock (and ep->state_lock); the
+ * rest, and what the slots keep, is protected by ep->state_lock.
  */
 struct cqn_ep_client {
-	u32 reconnect_attempt;
-	bool reconnect_pending;
-	u64 resume_seq;
-	u64 resume_high;
-	struct delayed_work reconnect_work;
+	struct cqn_clt_slot *slots;
+	u32 nslots;
+	u32 nup;
+	u32 nfinished;
 };
 
 /**
@@ -312,7 +323,8 @@ struct cqn_ep_debugfs;
  *	are copied in as one struct cqn_cq_params, cfg.cq, under @tune_lock)
  * @role: the role's operations, chosen from cfg.role at enable
  * @enabled: running (the "enable" attribute)
- * @cm_id: server: the listening rdma_cm id; client: its connection's id
+ * @cm_id: server: the listening rdma_cm id; client: NULL (its ids are its
+ *	slots', @clt)
  * @cq_depth_actual: CQ entries the provider gave the newest connection
  * @state_lock: protects the fields below
  * @state: enum cqn_ep_state
@@ -327,7 +339,7 @@ struct cqn_ep_debugfs;
  * @run_start_ns: when the current run started
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
- * @clt: client: what the endpoint keeps across its connections
+ * @clt: client: its connection slots
  * @reap_work: destroys the connections on @dead
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg: its debugfs directory and control files (src/debugfs.c); NULL
@@ -416,6 +428,8 @@ void cqn_ep_fail(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
 bool __cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why);
 bool cqn_ep_change_state(struct cqn_endpoint *ep, enum cqn_ep_state to, const char *why);
 bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to);
+void __cqn_ep_start_clock(struct cqn_endpoint *ep);
+u32 cqn_ep_conn_limit(const struct cqn_endpoint *ep);
 void cqn_ep_queue_delayed(struct delayed_work *dw, unsigned int ms);
 u32 cqn_ep_state(struct cqn_endpoint *ep);
 u64 cqn_ep_run_ns(struct cqn_endpoint *ep);
@@ -513,15 +527,16 @@ int cqn_cq_fault_spurious_events(struct cqn_cq *c, u32 n);
 
 /* src/cm.c */
 int cqn_cm_listen(struct cqn_endpoint *ep);
-int cqn_cm_connect(struct cqn_endpoint *ep);
+int cqn_cm_connect(struct cqn_endpoint *ep, struct rdma_cm_id **idp);
 
 /* src/server.c */
 extern const struct cqn_role_ops cqn_server_ops;
 
 /* src/client.c */
 extern const struct cqn_role_ops cqn_client_ops;
-void cqn_client_ep_init(struct cqn_endpoint *ep);
-void cqn_client_ep_exit(struct cqn_endpoint *ep);
-void cqn_client_lost(struct cqn_endpoint *ep, const char *fmt, ...) __printf(2, 3);
+void cqn_client_id_lost(struct cqn_endpoint *ep, struct rdma_cm_id *id, const char *fmt, ...)
+	__printf(3, 4);
+void cqn_client_slots_show(struct seq_file *m, struct cqn_endpoint *ep);
+void cqn_client_slots_reset(struct cqn_endpoint *ep);
 
 #endif /* _CQNOTIFY_H */

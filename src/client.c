@@ -7,20 +7,83 @@
  * each echo must carry the next expected sequence number; cqn_msg_verify()
  * tells a lost, duplicated, reordered or corrupted echo from a good one and
  * each kind is counted (msg_errors and err_*), never ignored.
+ *
+ * An endpoint keeps cfg.connections connections to its server, one per
+ * slot (struct cqn_clt_slot). Each slot has its own rdma_cm id, its share
+ * of the workload (iterations and rate divided over the slots), its own
+ * sequence numbers, and resolves, connects and reconnects by itself. The
+ * endpoint runs when every slot is up, is done when every share is done,
+ * and fails when one slot's connection is lost for good.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "cqnotify.h"
 #include "cqn_msg.h"
 #include "cqn_trace.h"
 
+/* What the "slots" file shows of each slot, summed over its connections. */
+static const enum cqn_stat cqn_slot_stats[] = {
+	CQN_STAT_msgs_sent,
+	CQN_STAT_msgs_received,
+	CQN_STAT_msgs_verified,
+	CQN_STAT_msg_errors,
+	CQN_STAT_err_lost,
+	CQN_STAT_msgs_resent,
+};
+
+struct cqn_clt_conn;
+
+/**
+ * struct cqn_clt_slot - one of a client endpoint's connections to its
+ * server, across reconnects
+ * @ep: the endpoint
+ * @index: its number, 0 .. connections - 1
+ * @cm_id: its rdma_cm id (context: the endpoint); written under ep->lock,
+ *	read by the rdma_cm handler to find the slot of an id
+ * @quota: with iterations: the messages this slot sends (its share)
+ * @conn: its connection once established, until destroyed
+ * @resume_seq: first message of the slot not yet echoed when its last
+ *	connection was destroyed; the next connection starts there
+ * @resume_high: highest sequence number the slot sent so far, plus one
+ *	(messages below it that are sent again count as msgs_resent)
+ * @reconnect_attempt: reconnect attempts since its last connection was
+ *	established
+ * @reconnects: reconnects of the slot in this run
+ * @reconnect_pending: @reconnect_work is to connect again
+ * @up: counted in clt.nup (established, or its share done)
+ * @finished: its share of the workload is done
+ * @retired: cqn_slot_stats of its connections already destroyed
+ * @reconnect_work: with reconnect=1: connects again after a loss
+ *
+ * Everything from @conn on is protected by ep->state_lock.
+ */
+struct cqn_clt_slot {
+	struct cqn_endpoint *ep;
+	u32 index;
+	struct rdma_cm_id *cm_id;
+	u64 quota;
+	struct cqn_clt_conn *conn;
+	u64 resume_seq;
+	u64 resume_high;
+	u32 reconnect_attempt;
+	u32 reconnects;
+	bool reconnect_pending;
+	bool up;
+	bool finished;
+	u64 retired[ARRAY_SIZE(cqn_slot_stats)];
+	struct delayed_work reconnect_work;
+};
+
 /**
  * struct cqn_clt_conn - a client's connection
  * @c: the connection that knows no role
+ * @slot: the slot it serves
+ * @quota: with iterations: the messages of its slot (@slot->quota)
  * @next_seq: sequence number of the next message to send
  * @expected_seq: sequence number the next echo must carry
  * @resend_below: messages with a lower sequence number were sent on an
@@ -36,6 +99,8 @@
  */
 struct cqn_clt_conn {
 	struct cqn_conn c;
+	struct cqn_clt_slot *slot;
+	u64 quota;
 	u64 next_seq;
 	u64 expected_seq;
 	u64 resend_below;
@@ -67,7 +132,7 @@ static bool cqn_client_more(struct cqn_clt_conn *cc, u64 now)
 	const struct cqn_config *cfg = &cc->c.ep->cfg;
 
 	if (cfg->iterations)
-		return cc->next_seq < cfg->iterations;
+		return cc->next_seq < cc->quota;
 	if (cfg->duration_ms)
 		return now < READ_ONCE(cc->c.ep->run_start_ns) +
 			     (u64)cfg->duration_ms * NSEC_PER_MSEC;
@@ -79,13 +144,14 @@ static bool cqn_client_more(struct cqn_clt_conn *cc, u64 now)
  * message of each burst is solicited: after it the client waits for echoes,
  * so a server arming for solicited completions only must hear of it. One
  * clock reading for the whole burst makes "last" exact in duration runs.
+ * rate is the endpoint's: each of its connections sends rate/connections.
  */
 static int cqn_client_pump(struct cqn_clt_conn *cc)
 {
 	struct cqn_conn *conn = &cc->c;
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
-	u64 gap = cfg->rate ? div_u64(NSEC_PER_SEC, cfg->rate) : 0;
+	u64 gap = cfg->rate ? div_u64((u64)cfg->connections * NSEC_PER_SEC, cfg->rate) : 0;
 	u64 now = ktime_get_ns();
 	int ret;
 
@@ -161,39 +227,65 @@ static int cqn_client_advance(struct cqn_clt_conn *cc, bool *finished)
 	return ret;
 }
 
+/* A slot's share is done; the last one ends the endpoint's run. */
+static void cqn_client_slot_done(struct cqn_clt_slot *slot)
+{
+	struct cqn_endpoint *ep = slot->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->state_lock, flags);
+	if (!slot->finished) {
+		slot->finished = true;
+		if (++ep->clt.nfinished == ep->clt.nslots)
+			__cqn_ep_change_state(ep, CQN_EP_DONE, "workload done");
+	}
+	spin_unlock_irqrestore(&ep->state_lock, flags);
+}
+
 /*
  * After cqn_client_advance(), c.lock dropped: a posting failure closes
- * the connection; a run that is over is recorded and closes it normally.
+ * the connection; a share that is over is recorded and closes it normally.
  */
 static void cqn_client_settle(struct cqn_clt_conn *cc, int ret, bool finished)
 {
 	if (ret) {
 		cqn_conn_close(&cc->c, "posting failed: %pe", ERR_PTR(ret));
 	} else if (finished) {
-		cqn_ep_change_state(cc->c.ep, CQN_EP_DONE, "workload done");
+		cqn_client_slot_done(cc->slot);
 		cqn_conn_close(&cc->c, NULL);
 	}
 }
 
 /*
- * The connection is established: start sending. A run resumed after a
- * reconnect starts from the first message whose echo the lost connection
- * did not verify. Context: rdma_cm event handler.
+ * The connection is established: start sending. A slot resumed after a
+ * reconnect starts from the first message whose echo its lost connection
+ * did not verify. The run's clock starts with the first connection; the
+ * endpoint runs once every slot is up. Context: rdma_cm event handler.
  */
 static void cqn_client_established(struct cqn_conn *conn)
 {
 	struct cqn_clt_conn *cc = to_clt(conn);
+	struct cqn_clt_slot *slot = cc->slot;
 	struct cqn_endpoint *ep = conn->ep;
 	u64 resume, high;
 	bool finished;
 	int ret;
 
 	spin_lock_irq(&ep->state_lock);
-	/* A connection resets the attempts; a resumed run keeps its start. */
-	if (__cqn_ep_change_state(ep, CQN_EP_RUNNING, "connection established"))
-		ep->clt.reconnect_attempt = 0;
-	resume = ep->clt.resume_seq;
-	high = ep->clt.resume_high;
+	/* A connection resets its slot's attempts; a resumed run keeps its start. */
+	slot->reconnect_attempt = 0;
+	slot->conn = cc;
+	if (!slot->up) {
+		slot->up = true;
+		ep->clt.nup++;
+	}
+	__cqn_ep_start_clock(ep);
+	if (ep->clt.nup == ep->clt.nslots)
+		__cqn_ep_change_state(ep, CQN_EP_RUNNING,
+				      ep->clt.nslots > 1 ? "connections established" :
+				      "connection established");
+	resume = slot->resume_seq;
+	high = slot->resume_high;
 	spin_unlock_irq(&ep->state_lock);
 
 	spin_lock_bh(&conn->lock);
@@ -318,146 +410,313 @@ static enum hrtimer_restart cqn_client_pace(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * A slot lost its connection, or could not make one; ep->state_lock held.
+ * With reconnect=1 and attempts left, the endpoint goes back to
+ * "connecting" and the slot connects again after a backoff
+ * (cqn_reconnect_delay_ms()), resuming its share from the first message
+ * not yet echoed; otherwise the endpoint fails with @why as the reason
+ * (the other slots' connections go when it is disabled). A run that is
+ * over (done) or failed already, or a slot whose share is done, stays as
+ * it is.
+ */
+static void __cqn_client_slot_lost(struct cqn_clt_slot *slot, const char *why)
+{
+	struct cqn_endpoint *ep = slot->ep;
+	struct cqn_ep_client *clt = &ep->clt;
+	char reason[CQN_ERR_LEN];
+	u32 attempt;
+
+	lockdep_assert_held(&ep->state_lock);
+	if (ep->state == CQN_EP_ERROR || ep->state == CQN_EP_DONE || slot->reconnect_pending ||
+	    slot->finished)
+		return;
+	if (slot->up) {
+		slot->up = false;
+		clt->nup--;
+	}
+	/* One connection: the reason as it is; several: which one. */
+	if (clt->nslots > 1)
+		snprintf(reason, sizeof(reason), "connection %u of %u: %s", slot->index,
+			 clt->nslots, why);
+	else
+		strscpy(reason, why, sizeof(reason));
+	if (READ_ONCE(ep->cfg.reconnect) && ep->accepting &&
+	    slot->reconnect_attempt < CQN_RECONNECT_ATTEMPTS &&
+	    __cqn_ep_change_state(ep, CQN_EP_CONNECTING, reason)) {
+		attempt = ++slot->reconnect_attempt;
+		slot->reconnect_pending = true;
+		slot->reconnects++;
+		cqn_ep_queue_delayed(&slot->reconnect_work, cqn_reconnect_delay_ms(attempt));
+		cqn_stat_inc(&ep->stats, CQN_STAT_reconnects);
+		pr_info_ratelimited("%s: %s; reconnecting in %u ms (attempt %u of %u)\n",
+				    ep->name, reason, cqn_reconnect_delay_ms(attempt), attempt,
+				    CQN_RECONNECT_ATTEMPTS);
+		return;
+	}
+	attempt = slot->reconnect_attempt;
+	if (attempt) {
+		/* The reason comes first: it is cut rather than the count. */
+		char given_up[CQN_ERR_LEN];
+
+		snprintf(given_up, sizeof(given_up), "%s (gave up after %u reconnect attempts)",
+			 reason, attempt);
+		strscpy(reason, given_up, sizeof(reason));
+	}
+	if (__cqn_ep_change_state(ep, CQN_EP_ERROR, reason))
+		pr_err_ratelimited("%s: %s\n", ep->name, reason);
+}
+
+/*
+ * The slot of a client's id. Its id is set before the id can report an
+ * event, and changes only once the id is destroyed (which waits for its
+ * handlers): a handler always finds its own. NULL for none.
+ */
+static struct cqn_clt_slot *cqn_client_slot_of(struct cqn_endpoint *ep, struct rdma_cm_id *id)
+{
+	struct cqn_clt_slot *slots = READ_ONCE(ep->clt.slots);
+	u32 i, n = READ_ONCE(ep->clt.nslots);
+
+	for (i = 0; slots && i < n; i++)
+		if (READ_ONCE(slots[i].cm_id) == id)
+			return &slots[i];
+	return NULL;
+}
+
 /**
- * cqn_client_lost() - a client lost its connection, or could not make one
+ * cqn_client_id_lost() - a client's id could not make its connection
+ * (address or route resolution failed)
  * @ep: the client endpoint
+ * @id: the id, one of its slots'
  * @fmt: why (shown in last_error)
  * @...: arguments for @fmt
  *
- * With reconnect=1 and attempts left, the endpoint goes back to
- * "connecting" and connects again after a backoff
- * (cqn_reconnect_delay_ms()), resuming the workload from the first message
- * not yet echoed; otherwise it fails with @fmt as the reason. A run that is
- * over (done) or failed already stays as it is.
+ * Its slot reconnects (reconnect=1, attempts left) or the endpoint fails.
  *
- * Context: any.
+ * Context: rdma_cm event handler of @id.
  */
-void cqn_client_lost(struct cqn_endpoint *ep, const char *fmt, ...)
+void cqn_client_id_lost(struct cqn_endpoint *ep, struct rdma_cm_id *id, const char *fmt, ...)
 {
-	struct cqn_ep_client *clt = &ep->clt;
+	struct cqn_clt_slot *slot = cqn_client_slot_of(ep, id);
 	char why[CQN_ERR_LEN];
 	unsigned long flags;
-	u32 attempt = 0;
-	bool retry = false;
 	va_list args;
 
 	va_start(args, fmt);
 	vsnprintf(why, sizeof(why), fmt, args);
 	va_end(args);
-
-	spin_lock_irqsave(&ep->state_lock, flags);
-	if (ep->state == CQN_EP_ERROR || ep->state == CQN_EP_DONE || clt->reconnect_pending) {
-		spin_unlock_irqrestore(&ep->state_lock, flags);
+	if (WARN_ON_ONCE(!slot)) {
+		cqn_ep_fail(ep, "%s", why);
 		return;
 	}
-	if (READ_ONCE(ep->cfg.reconnect) && ep->accepting &&
-	    clt->reconnect_attempt < CQN_RECONNECT_ATTEMPTS &&
-	    __cqn_ep_change_state(ep, CQN_EP_CONNECTING, why)) {
-		attempt = ++clt->reconnect_attempt;
-		clt->reconnect_pending = true;
-		cqn_ep_queue_delayed(&clt->reconnect_work, cqn_reconnect_delay_ms(attempt));
-		cqn_stat_inc(&ep->stats, CQN_STAT_reconnects);
-		retry = true;
-	} else {
-		attempt = clt->reconnect_attempt;
-	}
+	spin_lock_irqsave(&ep->state_lock, flags);
+	__cqn_client_slot_lost(slot, why);
 	spin_unlock_irqrestore(&ep->state_lock, flags);
-
-	if (retry)
-		pr_info_ratelimited("%s: %s; reconnecting in %u ms (attempt %u of %u)\n",
-				    ep->name, why, cqn_reconnect_delay_ms(attempt), attempt,
-				    CQN_RECONNECT_ATTEMPTS);
-	else if (attempt)
-		cqn_ep_fail(ep, "%s (gave up after %u reconnect attempts)", why, attempt);
-	else
-		cqn_ep_fail(ep, "%s", why);
 }
 
 /*
- * Connect again after a loss. enable, disable and live changes hold
- * ep->lock, and disable cancels this work while holding it: so it only
- * tries the lock, and comes back shortly while the endpoint still runs.
+ * Connect a slot again after a loss. enable, disable and live changes
+ * hold ep->lock, and disable cancels this work while holding it: so it
+ * only tries the lock, and comes back shortly while the endpoint still runs.
  */
 static void cqn_client_reconnect_work(struct work_struct *work)
 {
-	struct cqn_endpoint *ep = container_of(to_delayed_work(work), struct cqn_endpoint,
-					       clt.reconnect_work);
+	struct cqn_clt_slot *slot = container_of(to_delayed_work(work), struct cqn_clt_slot,
+						 reconnect_work);
+	struct cqn_endpoint *ep = slot->ep;
 	struct rdma_cm_id *old;
 	bool go;
 
 	if (!mutex_trylock(&ep->lock)) {
 		if (READ_ONCE(ep->accepting))
-			cqn_ep_queue_delayed(&ep->clt.reconnect_work, 10);
+			cqn_ep_queue_delayed(&slot->reconnect_work, 10);
 		return;
 	}
 	spin_lock_irq(&ep->state_lock);
-	go = ep->accepting && ep->clt.reconnect_pending;
-	ep->clt.reconnect_pending = false;
+	go = ep->accepting && slot->reconnect_pending;
+	slot->reconnect_pending = false;
 	spin_unlock_irq(&ep->state_lock);
 	if (go && ep->enabled) {
 		/* The lost connection is destroyed first; then its id goes. */
 		flush_work(&ep->reap_work);
-		old = ep->cm_id;
-		ep->cm_id = NULL;
+		old = slot->cm_id;
+		WRITE_ONCE(slot->cm_id, NULL);
 		if (old)
 			rdma_destroy_id(old);
 		/* A failure here is final: cqn_cm_connect() says why. */
-		cqn_cm_connect(ep);
+		cqn_cm_connect(ep, &slot->cm_id);
 	}
 	mutex_unlock(&ep->lock);
 }
 
-/**
- * cqn_client_ep_init() - set up what a client endpoint keeps across its
- * connections (every endpoint, whatever its role: the role is chosen at enable)
- * @ep: the new endpoint
- *
- * Context: process context.
+/*
+ * A new run: a slot per connection, each starting from its first message
+ * with every attempt left; iterations are divided over them (the first
+ * iterations % connections get one more). Each slot starts resolving.
  */
-void cqn_client_ep_init(struct cqn_endpoint *ep)
-{
-	INIT_DELAYED_WORK(&ep->clt.reconnect_work, cqn_client_reconnect_work);
-}
-
-/**
- * cqn_client_ep_exit() - wait for a reconnect of a dying endpoint
- * @ep: the endpoint, unregistered
- *
- * Context: process context.
- */
-void cqn_client_ep_exit(struct cqn_endpoint *ep)
-{
-	cancel_delayed_work_sync(&ep->clt.reconnect_work);
-}
-
-/* A new run starts from the first message, with every attempt left. */
 static int cqn_client_start(struct cqn_endpoint *ep)
 {
+	u32 i, n = ep->cfg.connections, iters = ep->cfg.iterations;
+	struct cqn_clt_slot *slots;
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	slots = kvcalloc(n, sizeof(*slots), GFP_KERNEL);
+	if (!slots) {
+		cqn_ep_fail(ep, "no memory for %u connection slots", n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		slots[i].ep = ep;
+		slots[i].index = i;
+		slots[i].quota = iters / n + (i < iters % n);
+		INIT_DELAYED_WORK(&slots[i].reconnect_work, cqn_client_reconnect_work);
+	}
 	spin_lock_irq(&ep->state_lock);
-	ep->clt.reconnect_attempt = 0;
-	ep->clt.reconnect_pending = false;
-	ep->clt.resume_seq = 0;
-	ep->clt.resume_high = 0;
+	WRITE_ONCE(ep->clt.nslots, n);
+	WRITE_ONCE(ep->clt.slots, slots);
+	ep->clt.nup = 0;
+	ep->clt.nfinished = 0;
 	__cqn_ep_start_run(ep, CQN_EP_CONNECTING);
 	spin_unlock_irq(&ep->state_lock);
-	return cqn_cm_connect(ep);
+	for (i = 0; i < n; i++) {
+		/* A failure fails the endpoint; disable takes what was made. */
+		ret = cqn_cm_connect(ep, &slots[i].cm_id);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
-/* No reconnect any more: it sees accepting false and ends without ep->lock. */
+/* No reconnect any more: each sees accepting false and ends without ep->lock. */
 static void cqn_client_stop(struct cqn_endpoint *ep)
 {
+	u32 i;
+
 	spin_lock_irq(&ep->state_lock);
-	ep->clt.reconnect_pending = false;
+	for (i = 0; i < ep->clt.nslots; i++)
+		ep->clt.slots[i].reconnect_pending = false;
 	spin_unlock_irq(&ep->state_lock);
-	cancel_delayed_work_sync(&ep->clt.reconnect_work);
+	for (i = 0; i < ep->clt.nslots; i++)
+		cancel_delayed_work_sync(&ep->clt.slots[i].reconnect_work);
 }
 
-static struct cqn_conn *cqn_client_conn_alloc(struct cqn_endpoint *ep)
+/*
+ * Every connection is destroyed: the slots' ids go (waiting for their
+ * handlers, which can no longer add a connection), then the slots.
+ */
+static void cqn_client_release(struct cqn_endpoint *ep)
 {
-	struct cqn_clt_conn *cc = kzalloc(sizeof(*cc), GFP_KERNEL);
+	struct cqn_clt_slot *slots = ep->clt.slots;
+	u32 i, n = ep->clt.nslots;
 
+	lockdep_assert_held(&ep->lock);
+	for (i = 0; i < n; i++) {
+		if (slots[i].cm_id)
+			rdma_destroy_id(slots[i].cm_id);
+		WRITE_ONCE(slots[i].cm_id, NULL);
+	}
+	spin_lock_irq(&ep->state_lock);
+	WRITE_ONCE(ep->clt.slots, NULL);
+	WRITE_ONCE(ep->clt.nslots, 0);
+	ep->clt.nup = 0;
+	ep->clt.nfinished = 0;
+	spin_unlock_irq(&ep->state_lock);
+	kvfree(slots);
+}
+
+/* Device removal: does one of the slots' ids sit on @ibdev? */
+static bool cqn_client_on_device(struct cqn_endpoint *ep, struct ib_device *ibdev)
+{
+	u32 i;
+
+	lockdep_assert_held(&ep->lock);
+	for (i = 0; i < ep->clt.nslots; i++)
+		if (ep->clt.slots[i].cm_id && ep->clt.slots[i].cm_id->device == ibdev)
+			return true;
+	return false;
+}
+
+/**
+ * cqn_client_slots_show() - debugfs "slots": a client's connection slots,
+ * one line each
+ * @m: the seq_file
+ * @ep: the endpoint
+ *
+ * "<index> conn <id>|- <state> reconnects <n>" and the counters of
+ * cqn_slot_stats, its live connection's and its destroyed ones' summed; a
+ * server, or a client not enabled, has no line.
+ *
+ * Context: process context.
+ */
+void cqn_client_slots_show(struct seq_file *m, struct cqn_endpoint *ep)
+{
+	u64 v[ARRAY_SIZE(cqn_slot_stats)];
+	struct cqn_clt_slot *slot;
+	const char *state;
+	u32 i, j, n;
+	s64 conn;
+
+	for (i = 0;; i++) {
+		spin_lock_irq(&ep->state_lock);
+		n = ep->clt.nslots;
+		if (i >= n) {
+			spin_unlock_irq(&ep->state_lock);
+			break;
+		}
+		slot = &ep->clt.slots[i];
+		conn = slot->conn ? (s64)slot->conn->c.id : -1;
+		for (j = 0; j < ARRAY_SIZE(cqn_slot_stats); j++)
+			v[j] = slot->retired[j] +
+			       (slot->conn ? cqn_stats_read(&slot->conn->c.stats,
+							    cqn_slot_stats[j]) : 0);
+		state = slot->finished ? "done" : slot->up ? "up" : "connecting";
+		j = slot->reconnects;
+		spin_unlock_irq(&ep->state_lock);
+
+		seq_printf(m, "%u conn ", i);
+		if (conn < 0)
+			seq_puts(m, "-");
+		else
+			seq_printf(m, "%lld", conn);
+		seq_printf(m, " %s reconnects %u", state, j);
+		for (j = 0; j < ARRAY_SIZE(cqn_slot_stats); j++)
+			seq_printf(m, " %s %llu", cqn_stat_names[cqn_slot_stats[j]], v[j]);
+		seq_putc(m, '\n');
+	}
+}
+
+/**
+ * cqn_client_slots_reset() - zero the slots' counters of destroyed
+ * connections (the endpoint's counters are being reset)
+ * @ep: the endpoint, ep->state_lock held
+ *
+ * Context: any, ep->state_lock held.
+ */
+void cqn_client_slots_reset(struct cqn_endpoint *ep)
+{
+	u32 i;
+
+	lockdep_assert_held(&ep->state_lock);
+	for (i = 0; i < ep->clt.nslots; i++) {
+		memset(ep->clt.slots[i].retired, 0, sizeof(ep->clt.slots[i].retired));
+		ep->clt.slots[i].reconnects = 0;
+	}
+}
+
+/* A connection for the slot whose id's route is resolved. */
+static struct cqn_conn *cqn_client_conn_alloc(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id)
+{
+	struct cqn_clt_slot *slot = cqn_client_slot_of(ep, cm_id);
+	struct cqn_clt_conn *cc;
+
+	if (WARN_ON_ONCE(!slot))
+		return NULL;
+	cc = kzalloc(sizeof(*cc), GFP_KERNEL);
 	if (!cc)
 		return NULL;
+	cc->slot = slot;
+	cc->quota = slot->quota;
 	cc->send_ns = kcalloc(ep->cfg.send_depth, sizeof(u64), GFP_KERNEL);
 	if (!cc->send_ns) {
 		kfree(cc);
@@ -476,10 +735,23 @@ static void cqn_client_conn_free(struct cqn_conn *conn)
 	kfree(cc);
 }
 
-/* A client's connection is its run: losing it is an error, or a reconnect. */
-static void cqn_client_conn_lost(struct cqn_endpoint *ep, const char *why)
+/*
+ * A client's connection runs its slot's share: losing it is the
+ * endpoint's error, or the slot's reconnect. ep->state_lock held.
+ */
+static void cqn_client_conn_lost(struct cqn_conn *conn, const char *why)
 {
-	cqn_client_lost(ep, "%s", why);
+	__cqn_client_slot_lost(to_clt(conn)->slot, why);
+}
+
+static bool cqn_client_one_conn(const struct cqn_endpoint *ep)
+{
+	return ep->cfg.connections == 1;
+}
+
+static u32 cqn_client_conn_limit(const struct cqn_endpoint *ep)
+{
+	return ep->cfg.connections;
 }
 
 static const char *cqn_client_peer_left(struct cqn_conn *conn)
@@ -517,32 +789,44 @@ static void cqn_client_quiesce(struct cqn_conn *conn)
 	hrtimer_cancel(&cc->pace_timer);
 }
 
-/* Drained: no echo can arrive any more. A reconnect resumes here. */
+/*
+ * Drained: no echo can arrive any more. Its counters stay the slot's; a
+ * reconnect of the slot resumes here.
+ */
 static void cqn_client_retire(struct cqn_conn *conn)
 {
 	struct cqn_clt_conn *cc = to_clt(conn);
-	struct cqn_ep_client *clt = &conn->ep->clt;
+	struct cqn_clt_slot *slot = cc->slot;
+	u32 i;
 
 	lockdep_assert_held(&conn->ep->state_lock);
+	if (slot->conn == cc)
+		slot->conn = NULL;
+	for (i = 0; i < ARRAY_SIZE(cqn_slot_stats); i++)
+		slot->retired[i] += cqn_stats_read(&conn->stats, cqn_slot_stats[i]);
 	if (!conn->established)
 		return;
-	clt->resume_seq = cc->expected_seq;
-	clt->resume_high = max(clt->resume_high, cc->next_seq);
+	slot->resume_seq = cc->expected_seq;
+	slot->resume_high = max(slot->resume_high, cc->next_seq);
 }
 
 /*
- * cqn_client_ops - the client's role: one connection at a time running the
- * workload; its loss is the endpoint's error, or a reconnect that resumes
+ * cqn_client_ops - the client's role: a connection per slot, each running
+ * its share of the workload; a loss is the endpoint's error, or a
+ * reconnect of that slot that resumes
  */
 const struct cqn_role_ops cqn_client_ops = {
 	.created = "route resolved",
-	.one_conn = true,
+	.one_conn = cqn_client_one_conn,
+	.conn_limit = cqn_client_conn_limit,
 	.conn_alloc = cqn_client_conn_alloc,
 	.conn_free = cqn_client_conn_free,
 	.recv_done = cqn_client_recv_done,
 	.send_done = cqn_client_send_done,
 	.start = cqn_client_start,
 	.stop = cqn_client_stop,
+	.release = cqn_client_release,
+	.on_device = cqn_client_on_device,
 	.established = cqn_client_established,
 	.lost = cqn_client_conn_lost,
 	.peer_left = cqn_client_peer_left,

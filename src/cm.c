@@ -180,16 +180,16 @@ static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);
 		if (ret)
-			cqn_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ret));
+			cqn_client_id_lost(ep, id, "route resolution failed: %pe", ERR_PTR(ret));
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		cqn_cm_client_resolved(ep, id);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		cqn_client_lost(ep, "address resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_client_id_lost(ep, id, "address resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		cqn_client_lost(ep, "route resolution failed: %pe", ERR_PTR(ev->status));
+		cqn_client_id_lost(ep, id, "route resolution failed: %pe", ERR_PTR(ev->status));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove() stops the endpoint and frees the id. */
@@ -257,10 +257,12 @@ static int cqn_cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *addr, con
 }
 
 /*
- * The endpoint's own id, and its first @step on the endpoint's address: on
- * failure the endpoint fails with what the step was doing, and the id goes.
+ * An id of the endpoint's own in *@idp (ep->cm_id, or a client slot's),
+ * and its first @step on the endpoint's address: on failure the endpoint
+ * fails with what the step was doing, and the id goes. *@idp is set before
+ * the step, which may start events: the handler finds a slot by its id.
  */
-static int cqn_cm_start(struct cqn_endpoint *ep,
+static int cqn_cm_start(struct cqn_endpoint *ep, struct rdma_cm_id **idp,
 			int (*step)(struct rdma_cm_id *id, struct sockaddr *addr,
 				    const char **what))
 {
@@ -272,11 +274,11 @@ static int cqn_cm_start(struct cqn_endpoint *ep,
 	id = cqn_cm_create_id(ep, &addr);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ep->cm_id = id;
+	WRITE_ONCE(*idp, id);
 	ret = step(id, (struct sockaddr *)&addr, &what);
 	if (ret) {
 		cqn_ep_fail(ep, "%s %pISpc failed: %pe", what, &addr, ERR_PTR(ret));
-		ep->cm_id = NULL;
+		WRITE_ONCE(*idp, NULL);
 		rdma_destroy_id(id);
 	}
 	return ret;
@@ -291,19 +293,21 @@ static int cqn_cm_start(struct cqn_endpoint *ep,
  */
 int cqn_cm_listen(struct cqn_endpoint *ep)
 {
-	return cqn_cm_start(ep, cqn_cm_bind_listen);
+	return cqn_cm_start(ep, &ep->cm_id, cqn_cm_bind_listen);
 }
 
 /**
- * cqn_cm_connect() - start a client endpoint: resolve the server's address
+ * cqn_cm_connect() - start one connection of a client endpoint: resolve
+ * the server's address
  * @ep: the endpoint, ep->lock held
+ * @idp: where the new id goes (a connection slot's), NULL on failure
  *
  * The rest (route, connection, workload) follows from rdma_cm events.
  *
  * Context: process context.
  * Return: 0 or -errno (the reason is in last_error).
  */
-int cqn_cm_connect(struct cqn_endpoint *ep)
+int cqn_cm_connect(struct cqn_endpoint *ep, struct rdma_cm_id **idp)
 {
-	return cqn_cm_start(ep, cqn_cm_resolve_addr);
+	return cqn_cm_start(ep, idp, cqn_cm_resolve_addr);
 }

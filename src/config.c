@@ -236,6 +236,12 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 				 cfg->queue_depth, cfg->send_depth, cfg->recv_depth);
 			return -EINVAL;
 		}
+		/* configfs holds it to its range; a divisor is checked anyway. */
+		if (!cfg->connections || cfg->connections > CQN_CONNECTIONS_MAX) {
+			snprintf(why, len, "connections %u not in 1..%u", cfg->connections,
+				 CQN_CONNECTIONS_MAX);
+			return -ERANGE;
+		}
 		if (cfg->iterations && cfg->iterations < cfg->connections) {
 			snprintf(why, len,
 				 "iterations %u < connections %u: every connection needs a message",

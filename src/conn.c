@@ -204,7 +204,7 @@ struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_
 	struct cqn_conn *conn;
 	int ret;
 
-	conn = ep->role->conn_alloc(ep);
+	conn = ep->role->conn_alloc(ep, cm_id);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
 	cqn_conn_init(conn, ep, cm_id);
@@ -305,7 +305,8 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
  *
  * Context: process context.
  * Return: 0, or -ECONNREFUSED when the endpoint is stopping or already has
- * max_conns connections (the caller then destroys @conn).
+ * as many connections as its role allows (cqn_ep_conn_limit(): a server's
+ * max_conns, a client's connections); the caller then destroys @conn.
  */
 int cqn_conn_publish(struct cqn_conn *conn)
 {
@@ -314,7 +315,7 @@ int cqn_conn_publish(struct cqn_conn *conn)
 
 	mutex_lock(&ep->tune_lock);
 	spin_lock_irq(&ep->state_lock);
-	if (ep->accepting && ep->nconns < ep->cfg.max_conns) {
+	if (ep->accepting && ep->nconns < cqn_ep_conn_limit(ep)) {
 		list_add_tail(&conn->node, &ep->conns);
 		ep->nconns++;
 		conn->dead = false;
@@ -366,10 +367,13 @@ int cqn_conn_fault_qp_error(struct cqn_conn *conn)
  * cqn_conn_close() - mark a connection for teardown by the endpoint's reaper
  * @conn: the connection
  * @fmt: why, or NULL for a normal close; an error reason goes to the
- *	role (a client's endpoint fails, or reconnects)
+ *	role (a client's endpoint fails, or that connection's slot reconnects)
  * @...: arguments for @fmt
  *
- * Idempotent: the first call wins, later ones do nothing.
+ * Idempotent: the first call wins, later ones do nothing. The role hears
+ * of the loss under ep->state_lock, while the connection is still its:
+ * once the lock is dropped, a reaper already running (for another
+ * connection) may destroy it.
  *
  * Context: any (completion handler, event handler, process).
  */
@@ -382,24 +386,24 @@ void cqn_conn_close(struct cqn_conn *conn, const char *fmt, ...)
 
 	char why[CQN_ERR_LEN];
 
+	if (fmt && (ep->role->lost || trace_cqn_conn_state_enabled())) {
+		va_start(args, fmt);
+		vsnprintf(why, sizeof(why), fmt, args);
+		va_end(args);
+	}
 	spin_lock_irqsave(&ep->state_lock, flags);
 	if (!conn->dead) {
 		conn->dead = true;
 		first = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
+		trace_cqn_conn_state(conn,
+				     READ_ONCE(conn->established) ? "established" : "connecting",
+				     "closing", fmt ? why : "no error");
+		if (fmt && ep->role->lost)
+			ep->role->lost(conn, why);
 	}
 	spin_unlock_irqrestore(&ep->state_lock, flags);
-	if (!first)
-		return;
-	if (fmt && (ep->role->lost || trace_cqn_conn_state_enabled())) {
-		va_start(args, fmt);
-		vsnprintf(why, sizeof(why), fmt, args);
-		va_end(args);
-	}
-	trace_cqn_conn_state(conn, READ_ONCE(conn->established) ? "established" : "connecting",
-			     "closing", fmt ? why : "no error");
-	if (fmt && ep->role->lost)
-		ep->role->lost(ep, why);
-	cqn_ep_queue_reap(ep);
+	if (first)
+		cqn_ep_queue_reap(ep);
 }

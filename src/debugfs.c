@@ -3,7 +3,8 @@
  * debugfs: /sys/kernel/debug/cqnotify/, the module's read-out surface:
  * "devices", and per endpoint "stats", "latency", "cq" (the CQ engine's
  * histograms, for people), "histograms" (all of them raw, for programs),
- * "reset", the fault_* knobs and conns/<id>/ ("stats", "histograms").
+ * "slots" (a client's connection slots), "reset", the fault_* knobs and
+ * conns/<id>/ ("stats", "histograms", "fault_qp_error").
  * Failures here are never fatal: the module works without debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -94,8 +95,9 @@ static void cqn_debugfs_print_ids(struct seq_file *m, const struct cqn_conn_ids 
 }
 
 /*
- * A client's one live connection, named as the RDMA core names it; nothing
- * while it has none. (A server's are in conns/<id>/stats.)
+ * The one live connection of an endpoint that has one at a time (a
+ * client of connections=1), named as the RDMA core names it; nothing
+ * while it has none. (Every connection's are in conns/<id>/stats.)
  */
 static void cqn_ep_print_client_ids(struct seq_file *m, struct cqn_endpoint *ep)
 {
@@ -104,7 +106,7 @@ static void cqn_ep_print_client_ids(struct seq_file *m, struct cqn_endpoint *ep)
 	struct cqn_conn *conn;
 	bool found = false;
 
-	if (!role || !role->one_conn)
+	if (!role || !role->one_conn || !role->one_conn(ep))
 		return;
 	spin_lock_irq(&ep->state_lock);
 	conn = list_first_entry_or_null(&ep->conns, struct cqn_conn, node);
@@ -175,6 +177,13 @@ static int cqn_ep_histograms_show(struct seq_file *m, void *v)
 	return cqn_ep_print_sum(m, cqn_ep_print_hist_raw);
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_ep_histograms);
+
+static int cqn_ep_slots_show(struct seq_file *m, void *v)
+{
+	cqn_client_slots_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqn_ep_slots);
 
 /* A control file's value from user space: a number in @min..@max. */
 static int cqn_debugfs_get_u32(const char __user *ubuf, size_t count, u32 min, u32 max,
@@ -394,6 +403,34 @@ static int cqn_conn_histograms_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cqn_conn_histograms);
 
+/*
+ * conns/<id>/fault_qp_error: this connection's QP alone goes to the error
+ * state. Removing the file waits for a write in progress, and the QP is
+ * destroyed only after that (cqn_conn_destroy()).
+ */
+static ssize_t cqn_conn_qp_error_write(struct file *file, const char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	struct cqn_conn *conn = file->private_data;
+	u32 v;
+	int ret;
+
+	ret = cqn_debugfs_get_u32(ubuf, count, 1, 1, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&conn->ep->tune_lock);
+	ret = cqn_conn_fault_qp_error(conn);
+	mutex_unlock(&conn->ep->tune_lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations cqn_conn_qp_error_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqn_conn_qp_error_write,
+	.llseek = noop_llseek,
+};
+
 /**
  * cqn_debugfs_ep_create() - create an endpoint's debugfs directory
  * @ep: the endpoint
@@ -414,6 +451,7 @@ void cqn_debugfs_ep_create(struct cqn_endpoint *ep)
 	debugfs_create_file("cq", 0400, d->dir, ep, &cqn_ep_cq_fops);
 	debugfs_create_file("cqs", 0400, d->dir, ep, &cqn_ep_cqs_seq_fops);
 	debugfs_create_file("histograms", 0400, d->dir, ep, &cqn_ep_histograms_fops);
+	debugfs_create_file("slots", 0400, d->dir, ep, &cqn_ep_slots_fops);
 	for (i = 0; i < CQN_EP_NR_KNOBS; i++) {
 		d->knobs[i].ep = ep;
 		d->knobs[i].idx = i;
@@ -446,7 +484,7 @@ void cqn_debugfs_ep_destroy(struct cqn_endpoint *ep)
 }
 
 /**
- * cqn_debugfs_conn_create() - create conns/<id>/ for a server connection
+ * cqn_debugfs_conn_create() - create conns/<id>/ for a connection
  * @conn: the connection
  *
  * Context: process context.
@@ -462,6 +500,8 @@ void cqn_debugfs_conn_create(struct cqn_conn *conn)
 	debugfs_create_file("stats", 0400, conn->dbg_dir, conn, &cqn_conn_stats_fops);
 	debugfs_create_file("histograms", 0400, conn->dbg_dir, conn,
 			    &cqn_conn_histograms_fops);
+	debugfs_create_file("fault_qp_error", 0200, conn->dbg_dir, conn,
+			    &cqn_conn_qp_error_fops);
 }
 
 /**

@@ -119,6 +119,35 @@ bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to)
 }
 
 /**
+ * __cqn_ep_start_clock() - the run's clock starts now, unless it runs
+ * already: a client's first connection is established before the
+ * endpoint runs (once every connection is)
+ * @ep: the endpoint, ep->state_lock held
+ *
+ * Context: any, ep->state_lock held.
+ */
+void __cqn_ep_start_clock(struct cqn_endpoint *ep)
+{
+	lockdep_assert_held(&ep->state_lock);
+	if (!ep->run_start_ns)
+		WRITE_ONCE(ep->run_start_ns, ktime_get_ns());
+}
+
+/**
+ * cqn_ep_conn_limit() - the most connections the endpoint has at once
+ * @ep: the endpoint, enabled
+ *
+ * Context: any.
+ * Return: a client's connections, a server's max_conns.
+ */
+u32 cqn_ep_conn_limit(const struct cqn_endpoint *ep)
+{
+	const struct cqn_role_ops *role = READ_ONCE(ep->role);
+
+	return role && role->conn_limit ? role->conn_limit(ep) : READ_ONCE(ep->cfg.max_conns);
+}
+
+/**
  * cqn_ep_fail() - put an endpoint in the error state with a reason
  * @ep: the endpoint
  * @fmt: the reason, shown in last_error and logged (ratelimited)
@@ -194,13 +223,12 @@ static void cqn_ep_reap_work(struct work_struct *work)
 
 /*
  * Close every connection (on @ibdev only, if given) and wait until they are
- * gone. @why: the error that closes them (their role hears of it), or NULL.
+ * gone. @why: the error that closes them (their role hears of each), or NULL.
  */
 static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
 			       const char *why)
 {
 	struct cqn_conn *conn, *tmp;
-	bool any = false;
 
 	spin_lock_irq(&ep->state_lock);
 	list_for_each_entry_safe(conn, tmp, &ep->conns, node) {
@@ -209,14 +237,13 @@ static void cqn_ep_close_conns(struct cqn_endpoint *ep, struct ib_device *ibdev,
 		conn->dead = true;
 		list_move_tail(&conn->node, &ep->dead);
 		ep->nconns--;
-		any = true;
 		trace_cqn_conn_state(conn,
 				     READ_ONCE(conn->established) ? "established" : "connecting",
 				     "closing", why ?: "endpoint stopped");
+		if (why && ep->role->lost)
+			ep->role->lost(conn, why);
 	}
 	spin_unlock_irq(&ep->state_lock);
-	if (why && any && ep->role->lost)
-		ep->role->lost(ep, why);
 	queue_work(cqn_reap_wq, &ep->reap_work);
 	flush_work(&ep->reap_work);
 }
@@ -238,6 +265,9 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 		ep->cm_id = NULL;
 	}
 	flush_work(&ep->reap_work);
+	/* A client's ids and slots, once nothing is left that uses them. */
+	if (ep->role && ep->role->release)
+		ep->role->release(ep);
 
 	spin_lock_irq(&ep->state_lock);
 	if (!ep->run_end_ns && ep->run_start_ns)
@@ -337,8 +367,9 @@ void cqn_ep_disable(struct cqn_endpoint *ep)
  * @ibdev: the device
  *
  * Connections on it are closed and destroyed before this returns; an
- * endpoint whose own id is bound to it (a client, or a server bound to one
- * of its addresses) stops with last_error "device <name> removed".
+ * endpoint whose own id is bound to it (a client, one of whose slots' ids
+ * is, or a server bound to one of its addresses) stops with last_error
+ * "device <name> removed".
  *
  * Context: process context (the ib_client's remove()).
  */
@@ -351,7 +382,8 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev)
 	mutex_lock(&cqn_endpoints_lock);
 	list_for_each_entry(ep, &cqn_endpoints, node) {
 		mutex_lock(&ep->lock);
-		if (ep->cm_id && ep->cm_id->device == ibdev) {
+		if ((ep->cm_id && ep->cm_id->device == ibdev) ||
+		    (ep->role && ep->role->on_device && ep->role->on_device(ep, ibdev))) {
 			cqn_ep_fail(ep, "%s", why);
 			cqn_ep_stop(ep);
 		} else {
@@ -391,7 +423,6 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	INIT_LIST_HEAD(&ep->dead);
 	INIT_LIST_HEAD(&ep->reaping);
 	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
-	cqn_client_ep_init(ep);
 	cqn_config_defaults(&ep->cfg);
 	ep->state = CQN_EP_IDLE;
 	return ep;
@@ -439,7 +470,6 @@ void cqn_ep_unregister(struct cqn_endpoint *ep)
  */
 void cqn_ep_destroy(struct cqn_endpoint *ep)
 {
-	cqn_client_ep_exit(ep);
 	cancel_work_sync(&ep->reap_work);
 	WARN_ON_ONCE(!list_empty(&ep->cqs));
 	cqn_stats_destroy(&ep->stats);

@@ -57,6 +57,7 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
 		cqn_stats_reset(&conn->stats);
 	list_for_each_entry(conn, &ep->reaping, node)
 		cqn_stats_reset(&conn->stats);
+	cqn_client_slots_reset(ep);
 	spin_unlock_irq(&ep->state_lock);
 }
 
@@ -69,7 +70,7 @@ static int cqn_ep_apply_to_conns(int (*fn)(struct cqn_conn *conn),
 				 struct cqn_endpoint *ep)
 {
 	struct cqn_conn **conns, *conn;
-	u32 n = 0, i, max = READ_ONCE(ep->cfg.max_conns);
+	u32 n = 0, i, max = cqn_ep_conn_limit(ep);
 	int ret = 0;
 
 	conns = kcalloc(max, sizeof(*conns), GFP_KERNEL);

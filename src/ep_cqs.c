@@ -99,10 +99,13 @@ static void cqn_ep_cq_params(struct cqn_ep_cq *ecq, const struct cqn_cq_params *
 		p->poll_cpu = ecq->group;
 }
 
-/* QPs the endpoint expects at most: what a new shared CQ is sized for. */
+/*
+ * QPs the endpoint expects at most: what a new shared CQ is sized for (a
+ * client's connections, a server's max_conns).
+ */
 static u32 cqn_ep_expected_qps(struct cqn_endpoint *ep)
 {
-	return ep->role->one_conn ? 1 : ep->cfg.max_conns;
+	return cqn_ep_conn_limit(ep);
 }
 
 /*

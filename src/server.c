@@ -179,7 +179,7 @@ static void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		cqn_conn_close(conn, "posting the echo failed: %pe", ERR_PTR(ret));
 }
 
-static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep)
+static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id)
 {
 	struct cqn_srv_conn *sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 
