@@ -14,6 +14,7 @@ ALL_TESTS="
 	link_delete_repeated
 	rxe_unload_under_traffic
 	qp_error_reconnect
+	qp_error_one_of_four_reconnects
 	reconnect_gives_up
 	cq_overflow
 	cq_overflow_rebuilds
@@ -407,6 +408,96 @@ qp_error_reconnect()
 		"$(ep_stat cli wc_flushed) + $(ep_stat srv wc_flushed) work requests flushed," \
 		"$(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified) verified" \
 		"in sequence, 0 lost or duplicated"
+	ep_remove cli srv
+}
+
+# conn_ids CLIENT: the ids of CLIENT's live connections, sorted, one line.
+conn_ids()
+{
+	local d out=
+
+	for d in "$CQN_DFS/$1"/conns/*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		out+="${d##*/} "
+	done
+	echo $out | tr ' ' '\n' | sort -n | tr '\n' ' '
+}
+
+# slot_of CLIENT CONN: the line of CLIENT's debugfs "slots" whose slot has
+# connection CONN.
+slot_of()
+{
+	local line
+
+	while IFS= read -r line; do
+		[[ $line =~ ^[0-9]+\ conn\ $2\  ]] && { echo "$line"; return 0; }
+	done <"$CQN_DFS/$1/slots"
+	fail "$1: no slot has connection $2"
+}
+
+# A client of connections=4 and reconnect=1; one connection's QP alone is
+# forced into error (its conns/<id>/fault_qp_error): that connection's
+# slot reconnects and resumes its own sequence (what was in flight is
+# resent: msgs_resent), nothing is lost (every echo verified, no
+# msg_error, err_lost 0), and the other three keep their connections (the
+# same conns/<id>, their slots never reconnected) and move on meanwhile.
+qp_error_one_of_four_reconnects()
+{
+	local ids hit others id before after slots line nrec=0 idx f
+
+	robust_setup || return 1
+	start_server || return 1
+	ep_create cli role=client addr=$SERVER_ADDR connections=4 workload=stream queue_depth=8 \
+		iterations=0 duration_ms=0 reconnect=1 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_stat 120 cli msgs_verified -gt 200 || return 1
+	ids=$(conn_ids cli)
+	expect_eq "$(wc -w <<<"$ids")" 4 "live connections ($ids)" || return 1
+	# The newest connection (not slot 0's, most likely: slots resolve in order).
+	hit=${ids% }
+	hit=${hit##* }
+	others=${ids% $hit }
+	line=$(slot_of cli "$hit") || return 1
+	idx=${line%% *}
+	expect_write "$CQN_DFS/cli/conns/$hit/fault_qp_error" 1 || return 1
+	wait_stat 60 cli reconnects -ge 1 || return 1
+	ep_wait_state cli running 60 || return 1
+	# The others: the same connections, still there, still moving.
+	for id in $others; do
+		[ -d "$CQN_DFS/cli/conns/$id" ] || { fail "connection $id went with $hit's QP error"; return 1; }
+	done
+	[ ! -d "$CQN_DFS/cli/conns/$hit" ] || { fail "connection $hit still live after its QP error"; return 1; }
+	expect_eq "$(wc -w <<<"$(conn_ids cli)")" 4 "live connections after the reconnect" || return 1
+	before=$(ep_stat cli msgs_verified)
+	wait_stat 120 cli msgs_verified -gt $((before + 200)) || return 1
+	for id in $others; do
+		after=$(awk '$1 == "msgs_verified" { print $2 }' "$CQN_DFS/cli/conns/$id/stats")
+		[ "${after:-0}" -gt 0 ] || { fail "connection $id verified nothing"; return 1; }
+	done
+	mapfile -t slots <"$CQN_DFS/cli/slots"
+	for line in "${slots[@]}"; do
+		read -ra f <<<"$line"
+		if [ "${f[0]}" = "$idx" ]; then
+			expect_eq "${f[5]}" 1 "slot $idx (connection $hit): reconnects" || return 1
+			[ "${f[17]}" -gt 0 ] ||
+				{ fail "slot $idx resent nothing after its QP error: $line"; return 1; }
+		else
+			expect_eq "${f[5]}" 0 "slot ${f[0]}: reconnects" || return 1
+		fi
+	done
+	for id in $others; do
+		slot_of cli "$id" >/dev/null || return 1
+	done
+	ep_enable cli 0 || return 1
+	stop_lost cli 32 || return 1
+	reliability faults=1 verified=$RUN_VERIFIED lost=$RUN_LOST
+	check_stopped cli || return 1
+	expect_eq "$(ep_stat cli err_lost)" 0 "cli err_lost" || return 1
+	expect_eq "$(ep_stat cli reconnects)" 1 "one reconnect" || return 1
+	expect_eq "$(ep_stat srv conns_accepted)" 5 "server conns_accepted (4, and the one reconnect)" || return 1
+	wr_balanced cli || return 1
+	echo "figure: 1 of 4 QPs forced into error: its slot reconnected, the 3 others kept their connections; $(ep_stat cli msgs_resent) resent, $(ep_stat cli msgs_verified) verified in sequence"
 	ep_remove cli srv
 }
 

@@ -15,6 +15,10 @@ ALL_TESTS="
 	counters_hold_across_close
 	rdma_client_interop
 	max_conns_enforced
+	multi_conn_4
+	multi_conn_16
+	multi_conn_counters_sum
+	multi_conn_server_full
 	disconnect_midstream
 	link_delete_under_traffic
 	rmmod_under_traffic
@@ -233,6 +237,152 @@ max_conns_enforced()
 	# The two accepted clients are still exchanging verified messages.
 	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
 	ep_remove cli cli2 cli3 srv
+}
+
+# check_slots CLIENT C N: after a run of N iterations over C connections,
+# debugfs "slots" has C lines, each slot done, with no reconnect or error,
+# and each sent and verified exactly its share (N / C, the first N % C one
+# more); the slots sum to the endpoint's totals. A client that sent all
+# its traffic over one connection, or split it otherwise, fails here.
+check_slots()
+{
+	local c=$2 n=$3 line share f sent=0 ver=0 recv=0 idx
+	local -a slots
+
+	mapfile -t slots <"$CQN_DFS/$1/slots" || { fail "$1: no slots file"; return 1; }
+	expect_eq "${#slots[@]}" "$c" "$1: slots" || return 1
+	for line in "${slots[@]}"; do
+		read -ra f <<<"$line"
+		# 0 conn - done reconnects 0 msgs_sent S msgs_received R msgs_verified V
+		#   msg_errors E err_lost L msgs_resent X
+		idx=${f[0]}
+		share=$((n / c + (idx < n % c ? 1 : 0)))
+		expect_eq "${f[3]} ${f[5]}" "done 0" "slot $idx: state, reconnects" || return 1
+		expect_eq "${f[7]}/${f[9]}/${f[11]}" "$share/$share/$share" \
+			"slot $idx: sent/received/verified (its share of $n over $c)" || return 1
+		expect_eq "${f[13]} ${f[15]}" "0 0" "slot $idx: msg_errors, err_lost" || return 1
+		sent=$((sent + f[7])) recv=$((recv + f[9])) ver=$((ver + f[11]))
+	done
+	expect_eq "$sent/$recv/$ver" \
+		"$(ep_stat "$1" msgs_sent)/$(ep_stat "$1" msgs_received)/$(ep_stat "$1" msgs_verified)" \
+		"$1: the slots' sent/received/verified sum to the endpoint's" || return 1
+	echo "figure: $c connections, $n messages: each slot sent and verified its share ($((n / c))), ${slots[0]}"
+}
+
+# multi_conn C: a client of connections=C runs a verified stream of
+# iterations over C RC connections to one server: the server accepted C
+# connections, every echo verified, and each connection ran its share
+# (check_slots). The client's own max_conns (1) is no limit on them.
+multi_conn()
+{
+	local c=$1 n=$((N * 4))
+
+	setup || return 1
+	start_server max_conns=$((c + 2)) || return 1
+	ep_create cli role=client addr=$SERVER_ADDR connections=$c max_conns=1 workload=stream \
+		queue_depth=4 iterations=$n || return 1
+	ep_enable cli 1 || return 1
+	ep_wait_state cli done 240 || return 1
+	check_clean_run cli $n || return 1
+	expect_eq "$(ep_stat srv conns_accepted)" "$c" "server conns_accepted" || return 1
+	expect_eq "$(ep_stat srv conns_rejected)" 0 "server conns_rejected" || return 1
+	expect_eq "$(ep_stat srv msgs_received)" "$n" "server msgs_received" || return 1
+	check_slots cli "$c" "$n" || return 1
+	# Each closes once its share is done.
+	wait_stat 30 srv conns_closed = "$c" || return 1
+	wait_stat 30 cli conns_closed = "$c" || return 1
+	echo "figure: $c connections: $(ep_stat cli msgs_per_sec) msgs/s"
+	ep_remove cli srv
+}
+
+multi_conn_4()
+{
+	multi_conn 4
+}
+
+multi_conn_16()
+{
+	multi_conn 16
+}
+
+# conn_stat DIR KEY: a line of a connection's conns/<id>/stats.
+conn_stat()
+{
+	awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' "$1/stats"
+}
+
+# conn_moved DIR: the connection has verified more than 5 echoes.
+conn_moved()
+{
+	[ "$(conn_stat "$1" msgs_verified)" -gt 5 ]
+}
+
+# An endless pingpong client of connections=4: four connections live in
+# its conns/ and four on the server, each moving traffic, and the
+# connections' counters (conns/<id>/stats) sum to the endpoint's stats:
+# read once every connection stalled (every completion event lost, no
+# watchdog), so that nothing moves between the reads. Disabling the
+# stalled client still ends within a bound (each connection's drain is
+# bounded), and every work request is accounted for.
+multi_conn_counters_sum()
+{
+	local d n=0 k sum want t0
+
+	setup || return 1
+	start_server || return 1
+	endless_client cli connections=4 workload=pingpong watchdog_ms=0 || return 1
+	expect_eq "$(ep_stat srv conns_active)" 4 "server conns_active" || return 1
+	expect_eq "$(ep_stat cli conns_active)" 4 "client conns_active" || return 1
+	wait_stat 60 cli msgs_verified -gt 100 || return 1
+	for d in "$CQN_DFS"/cli/conns/*/; do
+		wait_for 60 conn_moved "$d" || return 1
+		n=$((n + 1))
+	done
+	expect_eq "$n" 4 "client connections in conns/" || return 1
+	stall_by_lost_events cli || return 1
+	for k in msgs_sent msgs_received msgs_verified wr_posted cq_events; do
+		sum=0
+		for d in "$CQN_DFS"/cli/conns/*/; do
+			sum=$((sum + $(conn_stat "$d" $k)))
+		done
+		want=$(ep_stat cli $k)
+		expect_eq "$sum" "$want" "$k: the connections' sum vs the endpoint's" || return 1
+	done
+	t0=$SECONDS
+	timeout 60 sh -c "printf 0 >$CQN_CFS/endpoints/cli/enable" ||
+		{ fail "disable of a stalled 4-connection client failed or hung"; return 1; }
+	expect_eq "$(ep_stat cli conns_active)" 0 "cli conns_active after disable" || return 1
+	expect_eq "$(ep_stat cli conns_closed)" 4 "cli conns_closed after disable" || return 1
+	check_accounted cli || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
+	wait_stat 30 srv conns_active = 0 || return 1
+	echo "figure: 4 connections stalled at $STALLED_AT verified; their counters sum to the endpoint's; disable took $((SECONDS - t0)) s"
+	ep_remove cli srv
+}
+
+# A server of max_conns=4 and a client of connections=8: the server
+# accepts four and refuses the other four cleanly (conns_rejected), and
+# the client fails with a reason naming the refused connection; disabling
+# it then takes the four accepted ones down.
+multi_conn_server_full()
+{
+	setup || return 1
+	start_server max_conns=4 || return 1
+	ep_create cli role=client addr=$SERVER_ADDR connections=8 iterations=0 duration_ms=0 || return 1
+	ep_enable cli 1 || return 1
+	ep_wait_state cli error 60 || return 1
+	expect_match "$(ep_attr cli last_error)" "^connection [0-7] of 8: peer rejected" \
+		"client's reason" || return 1
+	wait_stat 60 srv conns_rejected = 4 || return 1
+	expect_eq "$(ep_stat srv conns_accepted)" 4 "server conns_accepted" || return 1
+	expect_eq "$(ep_stat srv conns_active)" 4 "server conns_active" || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	ep_enable cli 0 || return 1
+	expect_eq "$(ep_stat cli conns_active)" 0 "client conns_active after disable" || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	echo "figure: max_conns 4 vs connections 8: 4 accepted, $(ep_stat srv conns_rejected) rejected; client: $(ep_attr cli last_error)"
+	ep_remove cli srv
 }
 
 # streaming SECONDS: a server and an endless stream client "cli"
