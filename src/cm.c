@@ -149,6 +149,11 @@ static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id
 	ret = cqn_conn_publish(conn);
 	if (ret) {
 		cqn_conn_destroy(conn, false);
+		/* Not stopping: the slot would wait in connecting for ever. */
+		if (READ_ONCE(ep->accepting))
+			cqn_ep_fail(ep, "connection on %s refused: %u of %u connections live",
+				    cqn_cm_devname(id), READ_ONCE(ep->nconns),
+				    cqn_ep_conn_limit(ep));
 		return ret;
 	}
 	/* In the handler, whose mutex the plain rdma_connect() would take again. */
