@@ -19,6 +19,7 @@ ALL_TESTS="
 	multi_conn_16
 	multi_conn_counters_sum
 	multi_conn_server_full
+	multi_conn_shared_cq
 	disconnect_midstream
 	link_delete_under_traffic
 	rmmod_under_traffic
@@ -357,6 +358,34 @@ multi_conn_counters_sum()
 	expect_eq "$(ep_stat cli msg_errors)" 0 "cli msg_errors" || return 1
 	wait_stat 30 srv conns_active = 0 || return 1
 	echo "figure: 4 connections stalled at $STALLED_AT verified; their counters sum to the endpoint's; disable took $((SECONDS - t0)) s"
+	ep_remove cli srv
+}
+
+# A client of connections=8 with cq_share=endpoint: one CQ engine serves
+# its 8 QPs (debugfs cqs: one line, qps 8), sized for its connections
+# (not for one QP, nor for its own max_conns: that would take more
+# engines), and all 8 move verified traffic; nothing lost at the stop.
+multi_conn_shared_cq()
+{
+	local d n=0 cqs
+
+	setup || return 1
+	start_server || return 1
+	endless_client cli connections=8 max_conns=1 cq_share=endpoint || return 1
+	mapfile -t cqs <"$CQN_DFS/cli/cqs" || { fail "cli: no cqs file"; return 1; }
+	expect_eq "${#cqs[@]}" 1 "cli: CQ engines (${cqs[*]})" || return 1
+	expect_match "${cqs[0]}" " qps 8 " "cli: the engine's QPs" || return 1
+	for d in "$CQN_DFS"/cli/conns/*/; do
+		wait_for 60 conn_moved "$d" || return 1
+		n=$((n + 1))
+	done
+	expect_eq "$n" 8 "client connections in conns/" || return 1
+	ep_enable cli 0 || return 1
+	check_stopped cli || return 1
+	expect_eq "$(ep_stat cli err_lost)" 0 "cli err_lost" || return 1
+	expect_eq "$(ep_stat cli wc_lost)" 0 "cli wc_lost" || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	echo "figure: 8 connections on one shared CQ: ${cqs[0]}"
 	ep_remove cli srv
 }
 
