@@ -20,6 +20,7 @@ ALL_TESTS="
 	multi_conn_counters_sum
 	multi_conn_server_full
 	multi_conn_shared_cq
+	multi_conn_teardown
 	disconnect_midstream
 	link_delete_under_traffic
 	rmmod_under_traffic
@@ -387,6 +388,57 @@ multi_conn_shared_cq()
 	wait_stat 60 srv conns_active = 0 || return 1
 	echo "figure: 8 connections on one shared CQ: ${cqs[0]}"
 	ep_remove cli srv
+}
+
+# mc_streaming: a server and an endless 4-connection stream client, each
+# connection moving.
+mc_streaming()
+{
+	local d
+
+	setup || return 1
+	start_server || return 1
+	endless_client cli connections=4 || return 1
+	for d in "$CQN_DFS"/cli/conns/*/; do
+		wait_for 60 conn_moved "$d" || return 1
+	done
+	expect_eq "$(ep_stat srv conns_active)" 4 "server conns_active" || return 1
+}
+
+# Every way a 4-connection client under traffic can be stopped ends
+# bounded and clean: rdma link delete of its device (error "rxe1 removed",
+# all four gone on both sides, then a clean run once the device is back),
+# rmmod cqnotify (endpoints idle, no debugfs left), rmdir.
+multi_conn_teardown()
+{
+	mc_streaming || return 1
+	timeout 120 rdma link delete $CLI_DEV ||
+		{ fail "rdma link delete $CLI_DEV hung or failed"; return 1; }
+	ep_wait_state cli error 30 || return 1
+	expect_match "$(ep_attr cli last_error)" "$CLI_DEV removed" "client's reason" || return 1
+	expect_eq "$(ep_stat cli conns_active)" 0 "client conns_active after removal" || return 1
+	expect_eq "$(ep_stat cli msg_errors)" 0 "no message error before removal" || return 1
+	wait_stat 60 srv conns_active = 0 || return 1
+	rdma link add $CLI_DEV type $CQN_PROVIDER netdev $CLI_NETDEV ||
+		{ fail "rdma link add $CLI_DEV"; return 1; }
+	ep_enable cli 0 || return 1
+	expect_write "$CQN_CFS/endpoints/cli/iterations" $N || return 1
+	ep_enable cli 1 && ep_wait_state cli done 240 || return 1
+	check_clean_run cli $N || return 1
+	ep_remove cli srv
+	mc_streaming || return 1
+	timeout 120 rmmod cqnotify || { fail "rmmod cqnotify under 4-connection traffic failed or hung"; return 1; }
+	[ ! -e "$CQN_DFS/cli" ] || { fail "debugfs left after rmmod"; return 1; }
+	expect_eq "$(ep_attr cli state)" idle "client state without the service" || return 1
+	cqn_load || return 1
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
+	wait_stat 60 cli msgs_verified -gt 50 || return 1
+	rmdir "$CQN_CFS/endpoints/cli" || { fail "rmdir of a running 4-connection client"; return 1; }
+	[ ! -e "$CQN_DFS/cli" ] || { fail "debugfs directory left after rmdir"; return 1; }
+	wait_stat 60 srv conns_active = 0 || return 1
+	echo "figure: 4-connection client: link delete, rmmod and rmdir under traffic, each clean"
+	ep_remove srv
 }
 
 # A server of max_conns=4 and a client of connections=8: the server
