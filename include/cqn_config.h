@@ -40,6 +40,12 @@
 #define CQN_RECONNECT_MAX_MS	2000
 /* Largest poll_window_max_us. */
 #define CQN_POLL_WINDOW_MAX_US		100000
+/* Smallest srq_depth: its limit event (a quarter of it) needs room to fire. */
+#define CQN_SRQ_DEPTH_MIN	16
+/* Largest srq_depth: as many receives as the largest CQ holds completions. */
+#define CQN_SRQ_DEPTH_MAX	CQN_CQ_DEPTH_MAX
+/* Default srq_depth: nvmet-rdma's srq_size of 1024, times four. */
+#define CQN_SRQ_DEPTH_DEFAULT	4096
 
 /**
  * enum cqn_role - what an endpoint does
@@ -129,6 +135,9 @@ struct cqn_cq_params {
  *	creation)
  * @connections: client: RC connections to the server, each running its
  *	share of the workload (iterations and rate are the endpoint's totals)
+ * @srq: server: its connections receive from a shared receive queue, one
+ *	per completion vector of the device (src/srq.c), instead of a ring each
+ * @srq_depth: server, with @srq: receive buffers of each SRQ
  * @workload: client: enum cqn_workload
  * @queue_depth: client stream: messages outstanding
  * @iterations: client: messages to send (0: use @duration_ms)
@@ -151,6 +160,8 @@ struct cqn_config {
 	u32 max_conns;
 	u32 cq_share;
 	u32 connections;
+	bool srq;
+	u32 srq_depth;
 	u32 workload;
 	u32 queue_depth;
 	u32 iterations;
@@ -168,6 +179,7 @@ extern const unsigned int cqn_role_count, cqn_workload_count;
 void cqn_config_defaults(struct cqn_config *cfg);
 int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len);
 u64 cqn_config_buf_bytes(const struct cqn_config *cfg);
+u32 cqn_srq_limit(u32 depth);
 bool cqn_cq_mode_is_core(u32 mode);
 int cqn_cq_mode_switch_check(u32 from, u32 to);
 u32 cqn_reconnect_delay_ms(u32 attempt);

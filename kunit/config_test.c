@@ -80,6 +80,33 @@ static void cqn_config_test_buffer_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -ERANGE);
 }
 
+/* One SRQ's buffers have the same bound as one connection's, with srq=1 only. */
+static void cqn_config_test_srq_rules(struct kunit *test)
+{
+	struct cqn_config cfg;
+	char why[128];
+
+	cqn_config_defaults(&cfg);
+	KUNIT_EXPECT_FALSE(test, cfg.srq);
+	KUNIT_EXPECT_EQ(test, cfg.srq_depth, CQN_SRQ_DEPTH_DEFAULT);
+	cfg.srq_depth = CQN_SRQ_DEPTH_MAX;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	cfg.srq = true;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -ERANGE);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "srq_depth * msg_size"));
+	cfg.srq_depth = CQN_CONN_BUF_MAX / cfg.msg_size;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), 0);
+	/* A client has no SRQ: its srq is ignored. */
+	cfg.srq_depth = CQN_SRQ_DEPTH_MAX;
+	cfg.role = CQN_ROLE_CLIENT;
+	KUNIT_EXPECT_EQ(test, cqn_config_check(&cfg, why, sizeof(why)), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "server's address"));
+	/* The limit event at a quarter, never 0 (0 would disarm it). */
+	KUNIT_EXPECT_EQ(test, cqn_srq_limit(CQN_SRQ_DEPTH_MIN), 4U);
+	KUNIT_EXPECT_EQ(test, cqn_srq_limit(CQN_SRQ_DEPTH_DEFAULT), 1024U);
+	KUNIT_EXPECT_EQ(test, cqn_srq_limit(3), 1U);
+}
+
 static void cqn_config_test_client_rules(struct kunit *test)
 {
 	struct cqn_config cfg;
@@ -259,6 +286,7 @@ static struct kunit_case cqn_config_test_cases[] = {
 	KUNIT_CASE(cqn_config_test_cq_depth_rule),
 	KUNIT_CASE(cqn_config_test_cq_depth_rule_at_max),
 	KUNIT_CASE(cqn_config_test_buffer_limit),
+	KUNIT_CASE(cqn_config_test_srq_rules),
 	KUNIT_CASE(cqn_config_test_client_rules),
 	KUNIT_CASE(cqn_config_test_ipv6_any_client),
 	KUNIT_CASE(cqn_config_test_reconnect_delay),

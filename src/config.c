@@ -129,6 +129,7 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->cq.poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
 	cfg->max_conns = 16;
 	cfg->connections = 1;
+	cfg->srq_depth = CQN_SRQ_DEPTH_DEFAULT;
 	cfg->workload = CQN_WL_PINGPONG;
 	cfg->queue_depth = 16;
 	cfg->iterations = 1000;
@@ -148,6 +149,22 @@ u64 cqn_config_buf_bytes(const struct cqn_config *cfg)
 	return ((u64)cfg->send_depth + cfg->recv_depth) * cfg->msg_size;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_config_buf_bytes);
+
+/**
+ * cqn_srq_limit() - where an SRQ of @depth buffers arms its limit event
+ * @depth: the SRQ's receive buffers
+ *
+ * IB_EVENT_SRQ_LIMIT_REACHED fires once fewer than a quarter of the
+ * buffers are posted: the peers are about to meet RNR NAKs.
+ *
+ * Context: any.
+ * Return: @depth / 4, at least 1.
+ */
+u32 cqn_srq_limit(u32 depth)
+{
+	return max_t(u32, depth / 4, 1);
+}
+EXPORT_SYMBOL_GPL(cqn_srq_limit);
 
 /**
  * cqn_cq_mode_is_core() - is @mode one where the RDMA core polls the CQ?
@@ -200,7 +217,8 @@ EXPORT_SYMBOL_GPL(cqn_cq_mode_switch_check);
  *
  * Context: any.
  * Return: 0, -EINVAL for an inconsistent configuration, -ERANGE when the
- * buffers would exceed CQN_CONN_BUF_MAX.
+ * buffers of a connection (or of one SRQ, a server's with srq) would
+ * exceed CQN_CONN_BUF_MAX.
  */
 int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 {
@@ -215,6 +233,12 @@ int cqn_config_check(const struct cqn_config *cfg, char *why, size_t len)
 		snprintf(why, len,
 			 "buffers (send_depth + recv_depth) * msg_size = %llu bytes exceed %u",
 			 cqn_config_buf_bytes(cfg), CQN_CONN_BUF_MAX);
+		return -ERANGE;
+	}
+	if (cfg->role == CQN_ROLE_SERVER && cfg->srq &&
+	    (u64)cfg->srq_depth * cfg->msg_size > CQN_CONN_BUF_MAX) {
+		snprintf(why, len, "SRQ buffers srq_depth * msg_size = %llu bytes exceed %u",
+			 (u64)cfg->srq_depth * cfg->msg_size, CQN_CONN_BUF_MAX);
 		return -ERANGE;
 	}
 	if (cfg->role == CQN_ROLE_CLIENT) {

@@ -23,7 +23,7 @@ defaults()
 	setup || return 1
 	for kv in role=server addr=0.0.0.0 port=7471 msg_size=4096 send_depth=64 \
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
-		  cq_period=0 max_conns=16 connections=1 workload=pingpong queue_depth=16 \
+		  cq_period=0 max_conns=16 connections=1 srq=0 srq_depth=4096 workload=pingpong queue_depth=16 \
 		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
 		  poll_window_max_us=50 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
 		  max_events_per_ms=0 moderation_effective=off; do
@@ -63,6 +63,7 @@ adaptive_moderation|2 -1 on
 workload|ping stream_
 verify|2 -1 yes true on
 reconnect|2 -1 yes
+srq|2 -1 yes on
 enable|2 -1 yes
 "
 # attr|values that must fail with ERANGE: one past each end of the range
@@ -77,6 +78,7 @@ cq_count|65536
 cq_period|65536
 max_conns|0 1025
 connections|0 1025 4294967296
+srq_depth|0 15 65537
 queue_depth|0 8193
 duration_ms|86400001
 iterations|4294967296
@@ -164,6 +166,8 @@ watchdog_ms|60000 0
 max_events_per_ms|1000000 0
 max_conns|1024 1 16
 connections|1024 1
+srq|1 0
+srq_depth|65536 16 4096
 workload|stream pingpong
 queue_depth|8192 1 16
 iterations|4294967295 0 1000
@@ -280,7 +284,7 @@ busy_run()
 	local kv attr val h pid comm
 
 	for kv in role=client addr=10.77.0.2 port=7998 msg_size=100 send_depth=32 \
-		  recv_depth=32 max_conns=2 connections=4 workload=stream queue_depth=8 iterations=5 \
+		  recv_depth=32 max_conns=2 connections=4 srq=1 srq_depth=64 workload=stream queue_depth=8 iterations=5 \
 		  duration_ms=1000 verify=0 rate=100 reconnect=1; do
 		attr=${kv%%=*} val=${kv#*=}
 		expect_write_err "$EP/$attr" "$val" "Device or resource busy" || return 1
@@ -392,6 +396,13 @@ enable_rules()
 	expect_write "$EP/msg_size" 1048576 || return 1
 	expect_write_err "$EP/enable" 1 "Numerical result out of range" || return 1
 	expect_write "$EP/msg_size" 4096 || return 1
+	# One SRQ's buffers: 16384 * 4096 bytes is 64 MiB, one more is too many.
+	expect_write "$EP/srq" 1 && expect_write "$EP/srq_depth" 16385 || return 1
+	expect_write_err "$EP/enable" 1 "Numerical result out of range" || return 1
+	expect_match "$(cat "$EP/last_error")" "SRQ buffers srq_depth \* msg_size = 67112960 bytes" \
+		"last_error for too many SRQ buffers" || return 1
+	expect_eq "$(cat "$EP/enable")" 0 "enable after the SRQ refusal" || return 1
+	expect_write "$EP/srq_depth" 4096 && expect_write "$EP/srq" 0 || return 1
 	expect_write "$EP/role" client || return 1
 	expect_write_err "$EP/enable" 1 "Invalid argument" || return 1
 	expect_match "$(cat "$EP/last_error")" "server's address" "client without addr" || return 1

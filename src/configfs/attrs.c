@@ -268,6 +268,10 @@ CQN_EP_U32_ATTR(max_conns, max_conns, 1, CQN_MAX_CONNS_MAX)
 CONFIGFS_ATTR(cqn_ep_, max_conns);
 CQN_EP_U32_ATTR(connections, connections, 1, CQN_CONNECTIONS_MAX)
 CONFIGFS_ATTR(cqn_ep_, connections);
+CQN_EP_BOOL_ATTR(srq, srq)
+CONFIGFS_ATTR(cqn_ep_, srq);
+CQN_EP_U32_ATTR(srq_depth, srq_depth, CQN_SRQ_DEPTH_MIN, CQN_SRQ_DEPTH_MAX)
+CONFIGFS_ATTR(cqn_ep_, srq_depth);
 CQN_EP_U32_ATTR(queue_depth, queue_depth, 1, CQN_DEPTH_MAX)
 CONFIGFS_ATTR(cqn_ep_, queue_depth);
 CQN_EP_U32_ATTR(iterations, iterations, 0, U32_MAX)
@@ -501,6 +505,8 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_max_conns,
 	&cqn_ep_attr_cq_share,
 	&cqn_ep_attr_connections,
+	&cqn_ep_attr_srq,
+	&cqn_ep_attr_srq_depth,
 	&cqn_ep_attr_workload,
 	&cqn_ep_attr_queue_depth,
 	&cqn_ep_attr_iterations,
@@ -538,6 +544,8 @@ const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_max_conns_info,
 	&cqn_ep_cq_share_info,
 	&cqn_ep_connections_info,
+	&cqn_ep_srq_info,
+	&cqn_ep_srq_depth_info,
 	&cqn_ep_workload_info,
 	&cqn_ep_queue_depth_info,
 	&cqn_ep_iterations_info,
