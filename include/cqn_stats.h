@@ -33,6 +33,11 @@
  * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
  * @CQN_STAT_recvs_withheld: see Documentation/admin-guide.rst
  * @CQN_STAT_send_ring_full: see Documentation/admin-guide.rst
+ * @CQN_STAT_srq_recvs_posted: see Documentation/admin-guide.rst
+ * @CQN_STAT_srq_empty: see Documentation/admin-guide.rst
+ * @CQN_STAT_srq_limit_events: see Documentation/admin-guide.rst
+ * @CQN_STAT_srq_limit_rearms: see Documentation/admin-guide.rst
+ * @CQN_STAT_srq_recvs_discarded: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_events: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_polls: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_empty_polls: see Documentation/admin-guide.rst
@@ -87,6 +92,11 @@ enum cqn_stat {
 	CQN_STAT_recv_ring_empty,
 	CQN_STAT_recvs_withheld,
 	CQN_STAT_send_ring_full,
+	CQN_STAT_srq_recvs_posted,
+	CQN_STAT_srq_empty,
+	CQN_STAT_srq_limit_events,
+	CQN_STAT_srq_limit_rearms,
+	CQN_STAT_srq_recvs_discarded,
 	CQN_STAT_cq_events,
 	CQN_STAT_cq_polls,
 	CQN_STAT_cq_empty_polls,

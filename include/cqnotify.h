@@ -27,6 +27,8 @@
  *           conn->lock (spinlock, bh)		a connection's rings and its role's
  *						workload (struct cqn_srv_conn, _clt_conn)
  *         cq->lock (spinlock, irqsave)		a CQ engine's staging ring
+ *     ep->srq.lock (mutex, src/srq.c)		a server's SRQs; also taken in
+ *						rdma_cm handlers, without ep->lock
  *
  *   cqn_devices_lock (mutex, src/device.c) is a leaf: nothing is taken under it.
  *
@@ -90,20 +92,30 @@ struct cqn_cq_owner {
 
 struct cqn_cq;
 
+struct cqn_srq;
+struct cqn_srq_dev;
+
 /**
  * struct cqn_buf - one message buffer and its work request identity
  * @data: the buffer
  * @dma: its DMA address
  * @cqe: identifies the work request; its done() handles the completion
- * @conn: the owning connection
+ * @conn: the owning connection; NULL for a buffer of an SRQ
+ * @srq: the owning SRQ (a server's receive buffer with srq=1), or NULL
  * @idx: index in its ring
- * @len: bytes posted (send buffers)
+ * @len: bytes posted (send buffers), or received (a receive waiting for a
+ *	send buffer)
+ *
+ * A receive completion names its connection in wc->qp->qp_context, whoever
+ * owns the buffer; a buffer goes back where it came from
+ * (cqn_conn_repost_recv()).
  */
 struct cqn_buf {
 	void *data;
 	u64 dma;
 	struct ib_cqe cqe;
 	struct cqn_conn *conn;
+	struct cqn_srq *srq;
 	u32 idx;
 	u32 len;
 };
@@ -150,7 +162,12 @@ struct cqn_role_ops;
  * @dbg_dir: debugfs directory conns/<id>
  * @peer: peer address, for logs and debugfs
  * @sdrain: send queue marker of teardown's bounded drain
- * @rdrain: receive queue marker of a bounded drain
+ * @rdrain: receive queue marker of a bounded drain (not with an SRQ)
+ * @srq_dev: srq=1: the endpoint's SRQs on the connection's device, whose
+ *	PD the connection uses (src/srq.c); NULL otherwise
+ * @srq: srq=1: the SRQ its QP receives from (that of its CQ's completion
+ *	vector); it has no receive ring (@rbufs NULL, @posted_recv 0)
+ * @last_wqe: completed by IB_EVENT_QP_LAST_WQE_REACHED (a QP on an SRQ)
  *
  * A server's connection (struct cqn_srv_conn, src/server.c) and a client's
  * (struct cqn_clt_conn, src/client.c) embed it; what they add is reached
@@ -185,6 +202,9 @@ struct cqn_conn {
 	char peer[64];
 	struct cqn_drain sdrain;
 	struct cqn_drain rdrain;
+	struct cqn_srq_dev *srq_dev;
+	struct cqn_srq *srq;
+	struct completion last_wqe;
 };
 
 /**
@@ -306,6 +326,21 @@ struct cqn_ep_cq {
 	struct list_head qps;
 };
 
+/**
+ * struct cqn_ep_srq - a server's shared receive queues (srq=1, src/srq.c)
+ * @lock: protects @devs and each one's SRQs; taken by rdma_cm handlers
+ *	(a connection's first use creates them), never held while waiting
+ *	for one
+ * @devs: struct cqn_srq_dev of each device connections arrived on: its PD
+ *	and one SRQ per completion vector, created at first use, destroyed
+ *	when the endpoint stops (or the device goes) after every connection
+ */
+struct cqn_ep_srq {
+	/* protects devs and their SRQs; taken in rdma_cm handlers */
+	struct mutex lock;
+	struct list_head devs;
+};
+
 struct cqn_ep_debugfs;
 
 /**
@@ -340,6 +375,7 @@ struct cqn_ep_debugfs;
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
  * @clt: client: its connection slots
+ * @srq: server with srq=1: its shared receive queues
  * @reap_work: destroys the connections on @dead
  * @stats: endpoint-level counters (connections accepted, rejected)
  * @dbg: its debugfs directory and control files (src/debugfs.c); NULL
@@ -384,6 +420,7 @@ struct cqn_endpoint {
 	struct cqn_stats_sum retired;
 
 	struct cqn_ep_client clt;
+	struct cqn_ep_srq srq;
 
 	struct work_struct reap_work;
 	struct cqn_stats stats;
@@ -402,6 +439,7 @@ int cqn_device_init(void);
 void cqn_device_exit(void);
 void cqn_devices_show(struct seq_file *m);
 unsigned int cqn_device_count(void);
+int cqn_devices_check(int (*check)(struct ib_device *ibdev, void *arg), void *arg);
 
 /* src/service.c */
 int cqn_service_register(void);
@@ -488,6 +526,11 @@ int cqn_ep_cq_retune(struct cqn_conn *conn);
 void cqn_ep_cqs_show(struct cqn_endpoint *ep, struct seq_file *m);
 
 /* src/conn_io.c */
+struct cqn_buf *cqn_ring_alloc(struct ib_device *dev, u32 n, u32 msg_size,
+			       enum dma_data_direction dir,
+			       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void cqn_ring_free(struct ib_device *dev, struct cqn_buf *ring, u32 n, u32 msg_size,
+		   enum dma_data_direction dir);
 int cqn_conn_alloc_rings(struct cqn_conn *conn);
 void cqn_conn_free_rings(struct cqn_conn *conn);
 void cqn_conn_drain(struct cqn_conn *conn);
@@ -497,6 +540,20 @@ bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);
 int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx);
+int cqn_conn_repost_recv(struct cqn_conn *conn, struct cqn_buf *rb);
+
+/* src/srq.c */
+void cqn_srq_ep_init(struct cqn_endpoint *ep);
+int cqn_srq_check(struct cqn_endpoint *ep);
+int cqn_srq_conn_pd(struct cqn_conn *conn);
+struct ib_srq *cqn_srq_conn_srq(struct cqn_conn *conn);
+int cqn_srq_post(struct cqn_srq *s, struct cqn_buf *b);
+void cqn_srq_taken(struct cqn_srq *s);
+void cqn_srq_withhold(struct cqn_srq *s, struct cqn_buf *b);
+void cqn_srq_release(struct cqn_endpoint *ep);
+void cqn_srq_drain(struct cqn_conn *conn);
+void cqn_srq_destroy_all(struct cqn_endpoint *ep, struct ib_device *ibdev);
+void cqn_srq_show(struct seq_file *m, struct cqn_endpoint *ep);
 
 /* src/conn.c */
 struct cqn_conn *cqn_conn_create(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id);

@@ -27,6 +27,10 @@ static void cqn_conn_qp_event(struct ib_event *event, void *ctx)
 	case IB_EVENT_QP_ACCESS_ERR:
 		cqn_conn_close(conn, "QP event: %s", ib_event_msg(event->event));
 		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		/* A QP on an SRQ in error takes no more of it (cqn_srq_drain()). */
+		complete(&conn->last_wqe);
+		break;
 	default:
 		pr_debug("QP event %s\n", ib_event_msg(event->event));
 		break;
@@ -53,6 +57,7 @@ static void cqn_conn_init(struct cqn_conn *conn, struct cqn_endpoint *ep,
 	/* Not closable until cqn_conn_publish() puts it on the endpoint. */
 	conn->dead = true;
 	spin_lock_init(&conn->lock);
+	init_completion(&conn->last_wqe);
 	snprintf(conn->peer, sizeof(conn->peer), "%pISpc", &cm_id->route.addr.dst_addr);
 	spin_lock_irq(&ep->state_lock);
 	conn->id = ep->next_conn_id++;
@@ -78,10 +83,16 @@ static void cqn_conn_free_stack_exit(struct cqn_conn *conn)
 	kfree(conn->free_send);
 }
 
+/* With srq=1, the PD of the endpoint's SRQs on the device (src/srq.c). */
 static noinline int cqn_conn_alloc_pd(struct cqn_conn *conn)
 {
-	struct ib_pd *pd = ib_alloc_pd(conn->cm_id->device, 0);
+	struct ib_pd *pd;
+	int ret;
 
+	ret = cqn_srq_conn_pd(conn);
+	if (ret || conn->srq_dev)
+		return ret;
+	pd = ib_alloc_pd(conn->cm_id->device, 0);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 	conn->pd = pd;
@@ -92,7 +103,8 @@ ALLOW_ERROR_INJECTION(cqn_conn_alloc_pd, ERRNO);
 
 static void cqn_conn_free_pd(struct cqn_conn *conn)
 {
-	ib_dealloc_pd(conn->pd);
+	if (!conn->srq_dev)
+		ib_dealloc_pd(conn->pd);
 }
 
 /*
@@ -126,8 +138,18 @@ static noinline int cqn_conn_create_qp(struct cqn_conn *conn)
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.qp_type = IB_QPT_RC,
 	};
+	struct ib_srq *srq;
 	int ret;
 
+	if (conn->srq_dev) {
+		/* The SRQ of the CQ's completion vector, as nvmet-rdma's use_srq. */
+		srq = cqn_srq_conn_srq(conn);
+		if (IS_ERR(srq))
+			return PTR_ERR(srq);
+		attr.srq = srq;
+		attr.cap.max_recv_wr = 0;
+		attr.cap.max_recv_sge = 0;
+	}
 	ret = rdma_create_qp(conn->cm_id, conn->pd, &attr);
 	if (ret)
 		return ret;
@@ -142,7 +164,7 @@ static void cqn_conn_destroy_qp(struct cqn_conn *conn)
 	rdma_destroy_qp(conn->cm_id);
 }
 
-/* The CQ engine runs and every receive buffer is posted. */
+/* The CQ engine runs and every receive buffer is posted (an SRQ's already are). */
 static int cqn_conn_start(struct cqn_conn *conn)
 {
 	u32 i;
@@ -151,7 +173,7 @@ static int cqn_conn_start(struct cqn_conn *conn)
 	ret = cqn_ep_cq_start(conn);
 	if (ret)
 		return ret;
-	for (i = 0; i < conn->nrecv; i++) {
+	for (i = 0; !conn->srq && i < conn->nrecv; i++) {
 		ret = cqn_conn_post_recv(conn, i);
 		if (ret) {
 			cqn_ep_cq_drain_begin(conn);

@@ -21,10 +21,21 @@
  */
 #define CQN_DRAIN_MS		2000
 
-static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
-			       enum dma_data_direction dir)
+/**
+ * cqn_ring_free() - unmap and free a ring of message buffers
+ * @dev: the device it is mapped for
+ * @ring: the ring, or NULL
+ * @n: its buffers
+ * @msg_size: each buffer's size
+ * @dir: the direction it was mapped with
+ *
+ * Nothing of it may be posted any more.
+ *
+ * Context: process context.
+ */
+void cqn_ring_free(struct ib_device *dev, struct cqn_buf *ring, u32 n, u32 msg_size,
+		   enum dma_data_direction dir)
 {
-	struct ib_device *dev = conn->cm_id->device;
 	u32 i;
 
 	if (!ring)
@@ -33,17 +44,30 @@ static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 
 		if (!ring[i].data)
 			continue;
 		if (ring[i].dma)
-			ib_dma_unmap_single(dev, ring[i].dma, conn->msg_size, dir);
+			ib_dma_unmap_single(dev, ring[i].dma, msg_size, dir);
 		kfree(ring[i].data);
 	}
 	kfree(ring);
 }
 
-static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
-					   enum dma_data_direction dir,
-					   void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+/**
+ * cqn_ring_alloc() - a ring of DMA-mapped message buffers
+ * @dev: the device to map them for
+ * @n: buffers
+ * @msg_size: each buffer's size
+ * @dir: DMA_TO_DEVICE (send: carries cqnotify's payload pattern) or
+ *	DMA_FROM_DEVICE (receive)
+ * @done: each buffer's wr_cqe->done
+ *
+ * The caller sets each buffer's owner (@conn or @srq).
+ *
+ * Context: process context.
+ * Return: the ring, or NULL (nothing left behind).
+ */
+struct cqn_buf *cqn_ring_alloc(struct ib_device *dev, u32 n, u32 msg_size,
+			       enum dma_data_direction dir,
+			       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
-	struct ib_device *dev = conn->cm_id->device;
 	struct cqn_buf *ring;
 	u32 i;
 
@@ -53,15 +77,14 @@ static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
 	for (i = 0; i < n; i++) {
 		struct cqn_buf *b = &ring[i];
 
-		b->conn = conn;
 		b->idx = i;
 		b->cqe.done = done;
-		b->data = kzalloc(conn->msg_size, GFP_KERNEL);
+		b->data = kzalloc(msg_size, GFP_KERNEL);
 		if (!b->data)
 			goto err;
 		if (dir == DMA_TO_DEVICE)
-			cqn_msg_init_payload(b->data, conn->msg_size);
-		b->dma = ib_dma_map_single(dev, b->data, conn->msg_size, dir);
+			cqn_msg_init_payload(b->data, msg_size);
+		b->dma = ib_dma_map_single(dev, b->data, msg_size, dir);
 		if (ib_dma_mapping_error(dev, b->dma)) {
 			b->dma = 0;
 			goto err;
@@ -69,8 +92,26 @@ static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
 	}
 	return ring;
 err:
-	cqn_conn_free_ring(conn, ring, n, dir);
+	cqn_ring_free(dev, ring, n, msg_size, dir);
 	return NULL;
+}
+
+static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
+					   enum dma_data_direction dir,
+					   void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct cqn_buf *ring = cqn_ring_alloc(conn->cm_id->device, n, conn->msg_size, dir, done);
+	u32 i;
+
+	for (i = 0; ring && i < n; i++)
+		ring[i].conn = conn;
+	return ring;
+}
+
+static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
+			       enum dma_data_direction dir)
+{
+	cqn_ring_free(conn->cm_id->device, ring, n, conn->msg_size, dir);
 }
 
 /**
@@ -78,7 +119,9 @@ err:
  * @conn: the connection; the send ring carries cqnotify's payload pattern,
  *	each buffer's wr_cqe->done is its role's
  *
- * A fault-injection point (fail_function).
+ * A server's connection with srq=1 has no receive ring: its receives come
+ * from the SRQ's buffers (src/srq.c). A fault-injection point
+ * (fail_function).
  *
  * Context: process context.
  * Return: 0 or -ENOMEM; on failure nothing is left behind.
@@ -90,6 +133,8 @@ noinline int cqn_conn_alloc_rings(struct cqn_conn *conn)
 	conn->sbufs = cqn_conn_alloc_ring(conn, conn->nsend, DMA_TO_DEVICE, role->send_done);
 	if (!conn->sbufs)
 		return -ENOMEM;
+	if (conn->srq_dev)
+		return 0;
 	conn->rbufs = cqn_conn_alloc_ring(conn, conn->nrecv, DMA_FROM_DEVICE, role->recv_done);
 	if (!conn->rbufs) {
 		cqn_conn_free_ring(conn, conn->sbufs, conn->nsend, DMA_TO_DEVICE);
@@ -144,6 +189,22 @@ int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx)
 		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);
 	}
 	return ret;
+}
+
+/**
+ * cqn_conn_repost_recv() - give a receive buffer back to whoever owns it
+ * @conn: the connection it arrived on
+ * @rb: the buffer: of @conn's ring, or of an SRQ (then any connection on
+ *	that SRQ may receive into it next)
+ *
+ * Context: any; caller holds conn->lock.
+ * Return: 0 or -errno from the provider.
+ */
+int cqn_conn_repost_recv(struct cqn_conn *conn, struct cqn_buf *rb)
+{
+	if (rb->srq)
+		return cqn_srq_post(rb->srq, rb);
+	return cqn_conn_post_recv(conn, rb->idx);
 }
 
 /**
@@ -259,21 +320,38 @@ bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf
  * @wc: the receive completion
  * @ok: what cqn_conn_wc_ok() said of @wc
  *
- * The buffer is no longer posted whatever the status; a successful receive
- * is counted, and so is a receive ring left empty by it.
+ * The buffer is no longer posted whatever the status: on the connection's
+ * ring, or on the SRQ it came from (wc->wr_cqe is the buffer, whoever owns
+ * it); an SRQ's buffer that failed (a flush: its QP is closing) goes back
+ * to the SRQ at once. A successful receive is counted, and so is a receive ring left
+ * empty by it (an SRQ's: srq_empty, counted by cqn_srq_taken()).
  *
  * Context: completion processing; does not sleep.
  * Return: @ok.
  */
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok)
 {
+	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+	bool empty;
+
 	lockdep_assert_held(&conn->lock);
-	conn->posted_recv--;
+	if (rb->srq) {
+		cqn_srq_taken(rb->srq);
+		/* Not this connection's to keep: back for the others on the SRQ. */
+		if (!ok) {
+			cqn_srq_post(rb->srq, rb);
+			return false;
+		}
+		empty = false;
+	} else {
+		conn->posted_recv--;
+		empty = !conn->posted_recv;
+	}
 	if (!ok)
 		return false;
 	cqn_stat_inc(&conn->stats, CQN_STAT_msgs_received);
 	cqn_stat_add(&conn->stats, CQN_STAT_bytes_received, wc->byte_len);
-	if (!conn->posted_recv)
+	if (empty)
 		cqn_stat_inc(&conn->stats, CQN_STAT_recv_ring_empty);
 	return true;
 }
@@ -317,6 +395,10 @@ static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
  * queue. The markers live in @conn: one that completes after its wait gave
  * up still finds them (the connection outlives its CQ processing).
  *
+ * A QP on an SRQ has no receive queue to put a marker on, and the SRQ's
+ * buffers stay posted for the other connections: cqn_srq_drain() waits
+ * for what the QP took from it instead, before the send marker.
+ *
  * Context: process context; the CQ engine still runs.
  */
 void cqn_conn_drain(struct cqn_conn *conn)
@@ -338,8 +420,11 @@ void cqn_conn_drain(struct cqn_conn *conn)
 				    ERR_PTR(ret));
 		return;
 	}
+	if (conn->srq)
+		cqn_srq_drain(conn);
 	cqn_conn_drain_one(conn, &conn->sdrain, &swr.wr, NULL);
-	cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
+	if (!conn->srq)
+		cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
 }
 
 /**

@@ -124,6 +124,7 @@ static void cqn_ep_print_stats(struct seq_file *m, struct cqn_endpoint *ep,
 {
 	cqn_stats_print(m, sum);
 	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
+	cqn_srq_show(m, ep);
 	cqn_ep_print_client_ids(m, ep);
 	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));
 }
@@ -248,9 +249,12 @@ static u32 cqn_knob_stop_replenish_get(struct cqn_endpoint *ep)
 	return READ_ONCE(ep->fault_stop_replenish);
 }
 
+/* Off again: what the SRQs kept back goes back to them (a ring's does not). */
 static int cqn_knob_stop_replenish_set(struct cqn_endpoint *ep, u32 n)
 {
 	WRITE_ONCE(ep->fault_stop_replenish, n);
+	if (!n)
+		cqn_srq_release(ep);
 	return 0;
 }
 

@@ -97,6 +97,31 @@ unsigned int cqn_device_count(void)
 }
 
 /**
+ * cqn_devices_check() - ask @check of every known device
+ * @check: returns 0 or -errno for a device; called with cqn_devices_lock
+ *	held, so it takes no lock above it
+ * @arg: passed to @check
+ *
+ * Context: process context; takes cqn_devices_lock.
+ * Return: 0, or the first -errno of @check (the devices after it are not
+ * asked).
+ */
+int cqn_devices_check(int (*check)(struct ib_device *ibdev, void *arg), void *arg)
+{
+	struct cqn_device *dev;
+	int ret = 0;
+
+	mutex_lock(&cqn_devices_lock);
+	list_for_each_entry(dev, &cqn_devices, node) {
+		ret = check(dev->ibdev, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&cqn_devices_lock);
+	return ret;
+}
+
+/**
  * cqn_device_init() - register the ib_client
  *
  * The RDMA core calls cqn_device_add() for every device already present

@@ -268,6 +268,8 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 	/* A client's ids and slots, once nothing is left that uses them. */
 	if (ep->role && ep->role->release)
 		ep->role->release(ep);
+	/* Every connection is gone: nothing receives from the SRQs any more. */
+	cqn_srq_destroy_all(ep, NULL);
 
 	spin_lock_irq(&ep->state_lock);
 	if (!ep->run_end_ns && ep->run_start_ns)
@@ -388,6 +390,7 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev)
 			cqn_ep_stop(ep);
 		} else {
 			cqn_ep_close_conns(ep, ibdev, why);
+			cqn_srq_destroy_all(ep, ibdev);
 		}
 		mutex_unlock(&ep->lock);
 	}
@@ -423,6 +426,7 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	INIT_LIST_HEAD(&ep->dead);
 	INIT_LIST_HEAD(&ep->reaping);
 	INIT_WORK(&ep->reap_work, cqn_ep_reap_work);
+	cqn_srq_ep_init(ep);
 	cqn_config_defaults(&ep->cfg);
 	ep->state = CQN_EP_IDLE;
 	return ep;

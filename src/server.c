@@ -7,6 +7,11 @@
  * receive waits in a FIFO (counted as send_ring_full) until a send
  * completes: nothing is dropped, and echoes leave in arrival order.
  *
+ * With srq=1 the receive buffers belong to the endpoint's SRQs (src/srq.c),
+ * not to a connection; the path is the same: the connection a message
+ * arrived on is its QP's context (wc->qp->qp_context), and the buffer goes
+ * back to where it came from (cqn_conn_repost_recv()).
+ *
  * What a hostile or broken peer can send, and what the server does:
  *
  * - a message larger than msg_size cannot be received: the receive fails
@@ -32,15 +37,18 @@
 /**
  * struct cqn_srv_conn - a server's connection
  * @c: the connection that knows no role
- * @pending: receive indices waiting for a send buffer (FIFO), c.lock
+ * @pending: receive buffers waiting for a send buffer (FIFO), c.lock
  * @pending_head: first entry of @pending
  * @npending: entries in @pending
+ * @npending_max: room in @pending: every receive buffer the connection can
+ *	hold at once (recv_depth; with srq=1, srq_depth: one SRQ's buffers)
  */
 struct cqn_srv_conn {
 	struct cqn_conn c;
-	u32 *pending;
+	struct cqn_buf **pending;
 	u32 pending_head;
 	u32 npending;
+	u32 npending_max;
 };
 
 static struct cqn_srv_conn *to_srv(struct cqn_conn *conn)
@@ -61,13 +69,12 @@ static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
 }
 
 /*
- * Echo receive buffer @ridx (@len bytes); conn->lock held, a send buffer
+ * Echo receive buffer @rb (@len bytes); conn->lock held, a send buffer
  * free. @solicited: no other echo follows at once (the client may be
  * waiting for this one).
  */
-static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solicited)
+static int cqn_server_echo(struct cqn_conn *conn, struct cqn_buf *rb, u32 len, bool solicited)
 {
-	struct cqn_buf *rb = &conn->rbufs[ridx];
 	struct ib_device *dev = conn->cm_id->device;
 	struct cqn_buf *sb;
 	u32 claimed;
@@ -91,9 +98,11 @@ static int cqn_server_echo(struct cqn_conn *conn, u32 ridx, u32 len, bool solici
 	if (unlikely(READ_ONCE(conn->ep->fault_stop_replenish))) {
 		/* Fault injection: the ring runs dry and the client meets RNR NAKs. */
 		cqn_stat_inc(&conn->stats, CQN_STAT_recvs_withheld);
+		if (rb->srq)
+			cqn_srq_withhold(rb->srq, rb);
 		return 0;
 	}
-	return cqn_conn_post_recv(conn, ridx);
+	return cqn_conn_repost_recv(conn, rb);
 }
 
 /*
@@ -126,11 +135,15 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 	return false;
 }
 
-/* A message arrived: echo it. Context: completion processing; does not sleep. */
+/*
+ * A message arrived: echo it. The connection is the QP's context, the
+ * buffer its ring's or an SRQ's. Context: completion processing; does not
+ * sleep.
+ */
 static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
-	struct cqn_conn *conn = rb->conn;
+	struct cqn_conn *conn = wc->qp->qp_context;
 	struct cqn_srv_conn *sc = to_srv(conn);
 	bool ok = cqn_server_recv_ok(conn, wc);
 	int ret = 0;
@@ -141,11 +154,11 @@ static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (conn->nfree_send && !sc->npending) {
-		ret = cqn_server_echo(conn, rb->idx, wc->byte_len, true);
+		ret = cqn_server_echo(conn, rb, wc->byte_len, true);
 	} else {
-		/* Keep the length with the index: byte_len is gone after this. */
+		/* Keep the length with the buffer: byte_len is gone after this. */
 		rb->len = wc->byte_len;
-		sc->pending[(sc->pending_head + sc->npending) % conn->nrecv] = rb->idx;
+		sc->pending[(sc->pending_head + sc->npending) % sc->npending_max] = rb;
 		sc->npending++;
 		cqn_stat_inc(&conn->stats, CQN_STAT_send_ring_full);
 	}
@@ -167,11 +180,11 @@ static void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock_bh(&conn->lock);
 	cqn_conn_put_send(conn, sb);
 	while (!ret && sc->npending && conn->nfree_send) {
-		u32 ridx = sc->pending[sc->pending_head];
+		struct cqn_buf *rb = sc->pending[sc->pending_head];
 
-		sc->pending_head = (sc->pending_head + 1) % conn->nrecv;
+		sc->pending_head = (sc->pending_head + 1) % sc->npending_max;
 		sc->npending--;
-		ret = cqn_server_echo(conn, ridx, conn->rbufs[ridx].len,
+		ret = cqn_server_echo(conn, rb, rb->len,
 				      !sc->npending || conn->nfree_send == 1);
 	}
 	spin_unlock_bh(&conn->lock);
@@ -185,7 +198,8 @@ static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep, struct rd
 
 	if (!sc)
 		return NULL;
-	sc->pending = kcalloc(ep->cfg.recv_depth, sizeof(u32), GFP_KERNEL);
+	sc->npending_max = ep->cfg.srq ? ep->cfg.srq_depth : ep->cfg.recv_depth;
+	sc->pending = kcalloc(sc->npending_max, sizeof(*sc->pending), GFP_KERNEL);
 	if (!sc->pending) {
 		kfree(sc);
 		return NULL;
@@ -193,21 +207,42 @@ static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep, struct rd
 	return &sc->c;
 }
 
+/*
+ * Receives still waiting for a send buffer when the connection went: an
+ * SRQ's buffers go back to it for the other connections (a ring's are
+ * freed with it). Its QP is destroyed, the SRQ outlives it.
+ */
 static void cqn_server_conn_free(struct cqn_conn *conn)
 {
 	struct cqn_srv_conn *sc = to_srv(conn);
+	struct cqn_buf *rb;
 
+	for (; sc->npending; sc->npending--) {
+		rb = sc->pending[sc->pending_head];
+		sc->pending_head = (sc->pending_head + 1) % sc->npending_max;
+		if (rb->srq)
+			cqn_srq_post(rb->srq, rb);
+	}
 	kfree(sc->pending);
 	kfree(sc);
 }
 
-/* A server listens from the start: it runs until disabled. */
+/*
+ * A server listens from the start: it runs until disabled. With srq=1 the
+ * device it listens on (every device, bound to any address) must have
+ * SRQs of srq_depth.
+ */
 static int cqn_server_start(struct cqn_endpoint *ep)
 {
+	int ret;
+
 	spin_lock_irq(&ep->state_lock);
 	__cqn_ep_start_run(ep, CQN_EP_RUNNING);
 	spin_unlock_irq(&ep->state_lock);
-	return cqn_cm_listen(ep);
+	ret = cqn_cm_listen(ep);
+	if (ret)
+		return ret;
+	return cqn_srq_check(ep);
 }
 
 /* solicited_only: receives that wait for a send buffer need a send completion. */

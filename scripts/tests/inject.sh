@@ -11,6 +11,7 @@
 ALL_TESTS="
 	fail_function_setup_steps
 	failslab_during_enable
+	srq_device_without_srq
 "
 FAILFN=/sys/kernel/debug/fail_function
 FAILSLAB=/sys/kernel/debug/failslab
@@ -18,6 +19,7 @@ if [ "$CQN_KERNEL" != debug ]; then
 	# Debian's kernels have no fault injection (CONFIG_FAULT_INJECTION unset).
 	CQN_SKIP[fail_function_setup_steps]="the stock $CQN_KSERIES kernel has no fault injection"
 	CQN_SKIP[failslab_during_enable]="the stock $CQN_KSERIES kernel has no fault injection"
+	CQN_SKIP[srq_device_without_srq]="the stock $CQN_KSERIES kernel has no fault injection"
 fi
 
 # inject FUNCTION [SPACE]: a call of FUNCTION returns -ENOMEM, once; with
@@ -92,6 +94,46 @@ fail_function_setup_steps()
 	echo "figure: $faults injected setup failures, each a clean error, each recovered"
 	reliability faults=$faults verified=$verified lost=$lost
 	ep_remove srv
+}
+
+# srq=1 on a device without shared receive queues (max_srq 0: neither rxe
+# nor siw is one, so cqn_srq_dev_max_srq() is made to return 0, a
+# fail_function of the NULL type): enable fails with -EOPNOTSUPP, the
+# endpoint stays disabled with last_error naming the device, nothing is
+# created or left (no SRQ, the devices hold what they held), and without
+# the fault the same endpoint runs a clean client.
+srq_device_without_srq()
+{
+	local res0 why
+
+	[ -d $FAILFN ] || { fail "no fail_function in debugfs"; return 1; }
+	robust_setup || return 1
+	ep_create srv role=server addr=$SERVER_ADDR srq=1 srq_depth=64 || return 1
+	res0=$(rdma_res)
+	echo cqn_srq_dev_max_srq >$FAILFN/inject && echo 100 >$FAILFN/probability &&
+		echo -1 >$FAILFN/times && echo 0 >$FAILFN/space && echo 0 >$FAILFN/interval ||
+		{ fail "fail_function cannot inject cqn_srq_dev_max_srq"; uninject; return 1; }
+	expect_write_err "$CQN_CFS/endpoints/srv/enable" 1 "Operation not supported" ||
+		{ uninject; return 1; }
+	uninject
+	expect_eq "$(ep_attr srv enable)" 0 "enable after the refusal" || return 1
+	why=$(ep_attr srv last_error)
+	expect_match "$why" \
+		"srq=1: device $SRV_DEV has no shared receive queues \(max_srq 0\)" "last_error" || return 1
+	ep_stats srv || return 1
+	expect_eq "${STATS[srq]}/${STATS[srqs]}/${STATS[wr_posted]}" 0/0/0 "srq/srqs/wr_posted" ||
+		return 1
+	wait_for 30 rdma_res_is "$res0" ||
+		{ fail "resources after the refusal: $(rdma_res), before: $res0"; return 1; }
+	ep_enable srv 1 && ep_wait_state srv running 10 || return 1
+	ep_remove cli
+	ep_create cli role=client addr=$SERVER_ADDR iterations=20 || return 1
+	ep_enable cli 1 && ep_wait_state cli done 120 || return 1
+	check_clean_run cli 20 || return 1
+	[ "$(ep_stat srv srqs)" -ge 1 ] || { fail "no SRQ once the device has them"; return 1; }
+	reliability bad_inputs=1
+	echo "figure: srq=1 on a device without SRQs: '$why'; then 20/20 verified over an SRQ"
+	ep_remove cli srv
 }
 
 # rdma_res: the RDMA resources (pd, cq, qp, cm_id, mr ...) each device

@@ -263,22 +263,25 @@ cqn_run_suite()
 }
 
 # check_accounted EP: every work request the endpoint posted completed
-# (successfully, in error or flushed) or was counted lost. Meaningful once
-# its connections are destroyed (conns_active 0, conns_closed counted).
+# (successfully, in error or flushed), was counted lost, or (srq=1) is a
+# receive still posted to an SRQ or discarded with it. Meaningful once its
+# connections are destroyed (conns_active 0, conns_closed counted). One
+# snapshot of the stats.
 check_accounted()
 {
-	local posted done
+	local done
 
-	posted=$(ep_stat "$1" wr_posted) || { fail "$1: no wr_posted"; return 1; }
-	done=$(($(ep_stat "$1" msgs_sent) + $(ep_stat "$1" msgs_received) +
-		$(ep_stat "$1" wc_errors) + $(ep_stat "$1" wc_flushed) + $(ep_stat "$1" wc_lost)))
-	expect_eq "$done" "$posted" "$1: sent + received + wc_errors + wc_flushed + wc_lost = wr_posted"
+	ep_stats "$1" && [ -n "${STATS[wr_posted]:-}" ] || { fail "$1: no wr_posted"; return 1; }
+	done=$((STATS[msgs_sent] + STATS[msgs_received] + STATS[wc_errors] + STATS[wc_flushed] +
+		STATS[wc_lost] + STATS[srq_recvs_queued] + STATS[srq_recvs_discarded]))
+	expect_eq "$done" "${STATS[wr_posted]}" "$1: sent + received + wc_errors + wc_flushed + wc_lost + srq_recvs_queued + srq_recvs_discarded = wr_posted"
 }
 
 # accounting EP: the figure behind check_accounted.
 accounting()
 {
-	echo "posted $(ep_stat "$1" wr_posted) = sent $(ep_stat "$1" msgs_sent) + received $(ep_stat "$1" msgs_received) + errors $(ep_stat "$1" wc_errors) + flushed $(ep_stat "$1" wc_flushed) + lost $(ep_stat "$1" wc_lost)"
+	ep_stats "$1" || return 1
+	echo "posted ${STATS[wr_posted]} = sent ${STATS[msgs_sent]} + received ${STATS[msgs_received]} + errors ${STATS[wc_errors]} + flushed ${STATS[wc_flushed]} + lost ${STATS[wc_lost]} + srq queued ${STATS[srq_recvs_queued]} + srq discarded ${STATS[srq_recvs_discarded]}"
 }
 
 # check_stopped CLIENT: a client stopped mid-stream lost nothing it got back.

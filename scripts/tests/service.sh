@@ -26,11 +26,15 @@ ALL_TESTS="
 	rmmod_under_traffic
 	rmdir_running
 	teardown_bounded_after_lost_events
+	srq_clients_at_once
+	srq_off_clients_at_once
+	srq_limit_event_rearmed
 "
+SRQ_CLIENTS="c0 c1 c2 c3"
 setup()
 {
 	cqn_load || return 1
-	ep_remove srv cli cli2 cli3
+	ep_remove srv cli cli2 cli3 $SRQ_CLIENTS
 }
 
 pingpong_sizes()
@@ -556,6 +560,144 @@ rmdir_running()
 	[ ! -e "$CQN_DFS/cli" ] || fail "debugfs directory left after rmdir"
 }
 
+# --- srq=1: the server's connections receive from shared receive queues ---
+
+# srq_clients SRQ: a server with srq=SRQ (srq_depth 64: more than the 32
+# messages the four clients keep in flight, so that the SRQ never runs dry:
+# siw, iWARP, has no RNR and would end the connection) and four client
+# endpoints streaming at once (queue_depth 8, each its own connection),
+# all four connected while each verifies echoes; then stopped one by one.
+# Every echo verified, no error on either side, every work request
+# accounted for.
+srq_clients()
+{
+	local srq=$1 c total=0
+
+	setup || return 1
+	start_server srq="$srq" srq_depth=64 send_depth=4 || return 1
+	for c in $SRQ_CLIENTS; do
+		endless_client $c || return 1
+	done
+	for c in $SRQ_CLIENTS; do
+		wait_stat 60 $c msgs_verified -gt $((N / 2)) || return 1
+	done
+	expect_eq "$(ep_stat srv conns_active)" 4 "server connections at once" || return 1
+	SRQ_SEEN=$(ep_stat srv srq)
+	for c in $SRQ_CLIENTS; do
+		ep_enable $c 0 && check_stopped $c || return 1
+		expect_eq "$(ep_stat $c wc_errors)" 0 "$c wc_errors" || return 1
+		total=$((total + $(ep_stat $c msgs_verified)))
+	done
+	wait_stat 30 srv conns_active = 0 || return 1
+	ep_stats srv || return 1
+	expect_eq "${STATS[wc_errors]}/${STATS[wc_lost]}/${STATS[peer_errors]}" 0/0/0 \
+		"server wc_errors/wc_lost/peer_errors" || return 1
+	[ "${STATS[msgs_received]}" -ge "$total" ] ||
+		{ fail "server received ${STATS[msgs_received]} of the $total messages verified"; return 1; }
+	check_accounted srv || return 1
+	echo "figure: srq=$srq: 4 clients at once, $total echoes verified; server srqs ${STATS[srqs]}, srq_recvs_posted ${STATS[srq_recvs_posted]}, srq_empty ${STATS[srq_empty]}, srq_limit_events ${STATS[srq_limit_events]}, recv_ring_empty ${STATS[recv_ring_empty]}; $(accounting srv)"
+}
+
+# srq=1: the SRQ path carried the receives (srq_recvs_posted, which only it
+# moves: the first fill of each SRQ, then one repost per message received,
+# and one per flushed receive of a closing QP), no connection had a ring
+# of its own to run dry, and the SRQs outlive the connections until disable.
+srq_clients_at_once()
+{
+	srq_clients 1 || return 1
+	expect_eq "$SRQ_SEEN" 1 "srq while running" || return 1
+	[ "${STATS[srqs]}" -ge 1 ] || { fail "no SRQ created"; return 1; }
+	[ "${STATS[srq_recvs_posted]}" -ge $((64 * STATS[srqs] + STATS[msgs_received])) ] ||
+		{ fail "srq_recvs_posted ${STATS[srq_recvs_posted]} < 64 * ${STATS[srqs]} SRQs + ${STATS[msgs_received]} received"; return 1; }
+	expect_eq "${STATS[srq_recvs_queued]}" $((64 * STATS[srqs])) \
+		"SRQ buffers posted once the connections are gone" || return 1
+	expect_eq "${STATS[recv_ring_empty]}" 0 "server recv_ring_empty (no ring)" || return 1
+	ep_enable srv 0 || return 1
+	ep_stats srv || return 1
+	expect_eq "${STATS[srq]}/${STATS[srqs]}/${STATS[srq_recvs_queued]}" 0/0/0 \
+		"srq/srqs/srq_recvs_queued after disable" || return 1
+	check_accounted srv || return 1
+	ep_remove $SRQ_CLIENTS srv
+}
+
+# srq=0: the same runs on the connections' own rings; the SRQ path is idle.
+srq_off_clients_at_once()
+{
+	srq_clients 0 || return 1
+	expect_eq "$SRQ_SEEN/${STATS[srqs]}/${STATS[srq_recvs_posted]}" 0/0/0 \
+		"srq/srqs/srq_recvs_posted with srq=0" || return 1
+	ep_remove $SRQ_CLIENTS srv
+}
+
+# srq_run NAME N: a pingpong client NAME of N messages, run to the end, clean.
+srq_run()
+{
+	ep_remove "$1"
+	run_client "$1" workload=pingpong iterations="$2" || return 1
+	check_clean_run "$1" "$2"
+}
+
+# The limit event of an SRQ of 16 buffers is armed at 4: with the server's
+# fault_stop_replenish on, each message keeps its buffer, so the 13th
+# leaves 3 posted and must fire it (rxe and siw both test on each receive).
+# Turned off, the kept buffers go back, and the refill to the limit arms
+# it again. A new connection may land on another SRQ (one per completion
+# vector, each armed from the start): the round is repeated until there
+# were more events than SRQs, which no SRQ armed only once can give. On
+# rxe an SRQ then runs dry under one connection (16 kept): its 17th
+# message meets RNR NAKs (rxe0's send_rnr_err), the client retries
+# (infinite RNR retries) and goes on once the buffers are back. Every
+# echo verified throughout.
+srq_limit_event_rearmed()
+{
+	local k=0 srqs rnr0 rnr
+
+	setup || return 1
+	start_server srq=1 srq_depth=16 || return 1
+	srq_run cli 20 || return 1
+	expect_eq "$(ep_stat srv srq_limit_events)" 0 "limit events while the SRQ stays full" || return 1
+	srqs=$(ep_stat srv srqs)
+	while [ $k -le "$srqs" ]; do
+		k=$((k + 1))
+		[ $k -le 4 ] || { fail "$srqs SRQs after $k rounds"; return 1; }
+		expect_write "$CQN_DFS/srv/fault_stop_replenish" 1 || return 1
+		srq_run cli 13 || return 1
+		srqs=$(ep_stat srv srqs)
+		wait_stat 10 srv srq_limit_events = $k || return 1
+		ep_stats srv || return 1
+		expect_eq "${STATS[srq_recvs_queued]}/${STATS[srq_limit_rearms]}" \
+			"$((16 * srqs - 13))/$((k - 1))" "round $k: queued/re-armed with 13 kept" || return 1
+		expect_write "$CQN_DFS/srv/fault_stop_replenish" 0 || return 1
+		wait_stat 10 srv srq_limit_rearms = $k || return 1
+		expect_eq "$(ep_stat srv srq_recvs_queued)" $((16 * srqs)) "round $k: buffers back" ||
+			return 1
+	done
+	if [ "$CQN_PROVIDER" = rxe ]; then
+		read -r rnr0 <"/sys/class/infiniband/$SRV_DEV/ports/1/hw_counters/send_rnr_err" || return 1
+		expect_write "$CQN_DFS/srv/fault_stop_replenish" 1 || return 1
+		ep_remove cli
+		ep_create cli role=client addr=$SERVER_ADDR workload=pingpong iterations=20 || return 1
+		ep_enable cli 1 || return 1
+		wait_stat 60 cli msgs_verified = 16 || return 1
+		wait_stat 10 srv srq_empty -ge 1 || return 1
+		for _ in $(seq 1 50); do
+			read -r rnr <"/sys/class/infiniband/$SRV_DEV/ports/1/hw_counters/send_rnr_err"
+			[ "$rnr" -gt "$rnr0" ] && break
+			sleep 0.2
+		done
+		[ "$rnr" -gt "$rnr0" ] || { fail "no RNR NAK from $SRV_DEV with its SRQ dry"; return 1; }
+		expect_eq "$(ep_stat cli msgs_verified)" 16 "echoes while the SRQ is dry" || return 1
+		expect_write "$CQN_DFS/srv/fault_stop_replenish" 0 || return 1
+		ep_wait_state cli done 60 || return 1
+		check_clean_run cli 20 || return 1
+		echo "figure: SRQ dry after 16 messages: $SRV_DEV sent $((rnr - rnr0)) RNR NAKs, then 20/20 echoes verified"
+	fi
+	ep_stats srv || return 1
+	expect_eq "${STATS[wc_errors]}" 0 "server wc_errors" || return 1
+	echo "figure: srq_depth 16 (limit 4), $srqs SRQs, $k rounds: srq_limit_events ${STATS[srq_limit_events]}, srq_limit_rearms ${STATS[srq_limit_rearms]}, srq_empty ${STATS[srq_empty]}, withheld ${STATS[recvs_withheld]}"
+	ep_remove cli srv
+}
+
 if [ "$CQN_PROVIDER" = siw ] && ! siw_pair_up; then
 	echo "not ok - service@$CQN_KLABEL/siw: siw0/siw1 could not be set up"
 	exit 1
@@ -607,7 +749,7 @@ teardown_bounded_after_lost_events()
 
 cqn_run_tests
 rc=$?
-ep_remove cli cli2 cli3 srv 2>/dev/null
+ep_remove cli cli2 cli3 $SRQ_CLIENTS srv 2>/dev/null
 cqn_unload 2>/dev/null
 [ "$CQN_PROVIDER" = rxe ] || siw_pair_down
 exit $rc
