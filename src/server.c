@@ -209,19 +209,19 @@ static struct cqn_conn *cqn_server_conn_alloc(struct cqn_endpoint *ep, struct rd
 
 /*
  * Receives still waiting for a send buffer when the connection went: an
- * SRQ's buffers go back to it for the other connections (a ring's are
- * freed with it). Its QP is destroyed, the SRQ outlives it.
+ * SRQ's buffers go back to it for the other connections (its QP is
+ * destroyed, the SRQ outlives it). A ring's were freed with the ring:
+ * their pointers are not to be followed.
  */
 static void cqn_server_conn_free(struct cqn_conn *conn)
 {
 	struct cqn_srv_conn *sc = to_srv(conn);
 	struct cqn_buf *rb;
 
-	for (; sc->npending; sc->npending--) {
+	for (; conn->srq && sc->npending; sc->npending--) {
 		rb = sc->pending[sc->pending_head];
 		sc->pending_head = (sc->pending_head + 1) % sc->npending_max;
-		if (rb->srq)
-			cqn_srq_post(rb->srq, rb);
+		cqn_srq_post(rb->srq, rb);
 	}
 	kfree(sc->pending);
 	kfree(sc);

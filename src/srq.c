@@ -31,9 +31,13 @@
  * @bufs: its receive buffers
  * @nbufs: entries in @bufs (srq_depth)
  * @limit: where its limit event is armed (cqn_srq_limit())
+ * @rearm_at: posted buffers from which it is armed again after it fired:
+ *	twice @limit (half the SRQ), so that completions not processed yet
+ *	when it fired (which @queued still counts) cannot re-arm it while the
+ *	SRQ is still below @limit
  * @queued: buffers posted to it and not completed yet
  * @rearm_pending: the limit event fired; it is armed again once the SRQ
- *	holds @limit buffers again
+ *	holds @rearm_at buffers again
  * @rearm_work: arms the limit event again (ib_modify_srq() may sleep)
  * @vector: its completion vector
  * @lock: protects @withheld and @nwithheld
@@ -46,6 +50,7 @@ struct cqn_srq {
 	struct cqn_buf *bufs;
 	u32 nbufs;
 	u32 limit;
+	u32 rearm_at;
 	atomic_t queued;
 	atomic_t rearm_pending;
 	struct work_struct rearm_work;
@@ -168,9 +173,9 @@ static int cqn_srq_arm(struct cqn_srq *s)
 }
 
 /*
- * Arm again once refilled to the limit (armed below it, the event would
- * fire again at the next receive); the refill that reaches it queues this
- * again (cqn_srq_post()).
+ * Arm again once refilled to half its buffers (armed below the limit, the
+ * event would fire again at the next receive); the refill that reaches it
+ * queues this again (cqn_srq_post()).
  */
 static void cqn_srq_rearm_work(struct work_struct *work)
 {
@@ -179,7 +184,7 @@ static void cqn_srq_rearm_work(struct work_struct *work)
 	int ret;
 
 	atomic_set(&s->rearm_pending, 1);
-	if (atomic_read(&s->queued) < s->limit || !atomic_xchg(&s->rearm_pending, 0))
+	if (atomic_read(&s->queued) < s->rearm_at || !atomic_xchg(&s->rearm_pending, 0))
 		return;
 	ret = cqn_srq_arm(s);
 	if (ret)
@@ -209,8 +214,9 @@ static void cqn_srq_event(struct ib_event *event, void *ctx)
  * @s: the SRQ
  * @b: one of its buffers, not posted
  *
- * Counted in wr_posted and srq_recvs_posted of the endpoint. The refill
- * that brings the SRQ back to its limit has its limit event armed again.
+ * Counted in wr_posted and srq_recvs_posted of the endpoint. After its
+ * limit event fired, the refill that brings the SRQ back to half its
+ * buffers has it armed again.
  *
  * Context: any; does not sleep.
  * Return: 0 or -errno from the provider.
@@ -238,7 +244,7 @@ int cqn_srq_post(struct cqn_srq *s, struct cqn_buf *b)
 	}
 	cqn_stat_inc(&ep->stats, CQN_STAT_wr_posted);
 	cqn_stat_inc(&ep->stats, CQN_STAT_srq_recvs_posted);
-	if (atomic_inc_return(&s->queued) >= s->limit && atomic_read(&s->rearm_pending) &&
+	if (atomic_inc_return(&s->queued) >= s->rearm_at && atomic_read(&s->rearm_pending) &&
 	    atomic_xchg(&s->rearm_pending, 0))
 		queue_work(cqn_wq, &s->rearm_work);
 	return 0;
@@ -341,6 +347,7 @@ static struct cqn_srq *cqn_srq_create(struct cqn_srq_dev *d, int vector)
 	s->vector = vector;
 	s->nbufs = ep->cfg.srq_depth;
 	s->limit = cqn_srq_limit(s->nbufs);
+	s->rearm_at = min(2 * s->limit, s->nbufs);
 	INIT_WORK(&s->rearm_work, cqn_srq_rearm_work);
 	spin_lock_init(&s->lock);
 	s->withheld = kcalloc(s->nbufs, sizeof(*s->withheld), GFP_KERNEL);

@@ -590,12 +590,15 @@ srq_clients()
 	done
 	wait_stat 30 srv conns_active = 0 || return 1
 	ep_stats srv || return 1
-	expect_eq "${STATS[wc_errors]}/${STATS[wc_lost]}/${STATS[peer_errors]}" 0/0/0 \
-		"server wc_errors/wc_lost/peer_errors" || return 1
+	expect_eq "${STATS[wc_errors]}/${STATS[peer_errors]}" 0/0 "server wc_errors/peer_errors" ||
+		return 1
+	# siw may drop the completion of a send in flight at a disconnect
+	# (wc_lost; its clients show it with srq=0 too): rxe never does.
+	[ "$CQN_PROVIDER" != rxe ] || expect_eq "${STATS[wc_lost]}" 0 "server wc_lost" || return 1
 	[ "${STATS[msgs_received]}" -ge "$total" ] ||
 		{ fail "server received ${STATS[msgs_received]} of the $total messages verified"; return 1; }
 	check_accounted srv || return 1
-	echo "figure: srq=$srq: 4 clients at once, $total echoes verified; server srqs ${STATS[srqs]}, srq_recvs_posted ${STATS[srq_recvs_posted]}, srq_empty ${STATS[srq_empty]}, srq_limit_events ${STATS[srq_limit_events]}, recv_ring_empty ${STATS[recv_ring_empty]}; $(accounting srv)"
+	echo "figure: srq=$srq: 4 clients at once, $total echoes verified; server wc_lost ${STATS[wc_lost]}, srqs ${STATS[srqs]}, srq_recvs_posted ${STATS[srq_recvs_posted]}, srq_empty ${STATS[srq_empty]}, srq_limit_events ${STATS[srq_limit_events]}, recv_ring_empty ${STATS[recv_ring_empty]}; $(accounting srv)"
 }
 
 # srq=1: the SRQ path carried the receives (srq_recvs_posted, which only it
@@ -640,8 +643,8 @@ srq_run()
 # The limit event of an SRQ of 16 buffers is armed at 4: with the server's
 # fault_stop_replenish on, each message keeps its buffer, so the 13th
 # leaves 3 posted and must fire it (rxe and siw both test on each receive).
-# Turned off, the kept buffers go back, and the refill to the limit arms
-# it again. A new connection may land on another SRQ (one per completion
+# Turned off, the kept buffers go back, and the refill to half the SRQ
+# arms it again (not before: 3 or 4 posted is not enough). A new connection may land on another SRQ (one per completion
 # vector, each armed from the start): the round is repeated until there
 # were more events than SRQs, which no SRQ armed only once can give. On
 # rxe an SRQ then runs dry under one connection (16 kept): its 17th
