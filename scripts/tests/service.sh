@@ -28,6 +28,7 @@ ALL_TESTS="
 	teardown_bounded_after_lost_events
 	srq_clients_at_once
 	srq_off_clients_at_once
+	srq_shared_cq_clients_at_once
 	srq_limit_event_rearmed
 "
 SRQ_CLIENTS="c0 c1 c2 c3"
@@ -562,7 +563,8 @@ rmdir_running()
 
 # --- srq=1: the server's connections receive from shared receive queues ---
 
-# srq_clients SRQ: a server with srq=SRQ (srq_depth 64: more than the 32
+# srq_clients SRQ [ATTR=VALUE...]: a server with srq=SRQ and the ATTRs
+# (srq_depth 64: more than the 32
 # messages the four clients keep in flight, so that the SRQ never runs dry:
 # siw, iWARP, has no RNR and would end the connection) and four client
 # endpoints streaming at once (queue_depth 8, each its own connection),
@@ -573,8 +575,9 @@ srq_clients()
 {
 	local srq=$1 c total=0
 
+	shift
 	setup || return 1
-	start_server srq="$srq" srq_depth=64 send_depth=4 || return 1
+	start_server srq="$srq" srq_depth=64 send_depth=4 "$@" || return 1
 	for c in $SRQ_CLIENTS; do
 		endless_client $c || return 1
 	done
@@ -620,6 +623,18 @@ srq_clients_at_once()
 	expect_eq "${STATS[srq]}/${STATS[srqs]}/${STATS[srq_recvs_queued]}" 0/0/0 \
 		"srq/srqs/srq_recvs_queued after disable" || return 1
 	check_accounted srv || return 1
+	ep_remove $SRQ_CLIENTS srv
+}
+
+# srq=1 with the four QPs on one shared CQ engine (cq_share=endpoint): the
+# SRQ's receives complete on the engine of whichever QP took them.
+srq_shared_cq_clients_at_once()
+{
+	srq_clients 1 cq_share=endpoint || return 1
+	[ "${STATS[srq_recvs_posted]}" -ge $((64 * STATS[srqs] + STATS[msgs_received])) ] ||
+		{ fail "srq_recvs_posted ${STATS[srq_recvs_posted]} < 64 * ${STATS[srqs]} SRQs + ${STATS[msgs_received]} received"; return 1; }
+	expect_eq "${STATS[srq_recvs_queued]}" $((64 * STATS[srqs])) \
+		"SRQ buffers posted once the connections are gone" || return 1
 	ep_remove $SRQ_CLIENTS srv
 }
 
