@@ -146,6 +146,7 @@ static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_conn *conn = wc->qp->qp_context;
 	struct cqn_srv_conn *sc = to_srv(conn);
 	bool ok = cqn_server_recv_ok(conn, wc);
+	bool dead;
 	int ret = 0;
 
 	spin_lock_bh(&conn->lock);
@@ -153,14 +154,17 @@ static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
-	if (conn->nfree_send && !sc->npending) {
+	/* A closing connection sends nothing more (cqn_server_quiesce()). */
+	dead = READ_ONCE(conn->dead);
+	if (conn->nfree_send && !sc->npending && !dead) {
 		ret = cqn_server_echo(conn, rb, wc->byte_len, true);
 	} else {
 		/* Keep the length with the buffer: byte_len is gone after this. */
 		rb->len = wc->byte_len;
 		sc->pending[(sc->pending_head + sc->npending) % sc->npending_max] = rb;
 		sc->npending++;
-		cqn_stat_inc(&conn->stats, CQN_STAT_send_ring_full);
+		if (!dead)
+			cqn_stat_inc(&conn->stats, CQN_STAT_send_ring_full);
 	}
 	spin_unlock_bh(&conn->lock);
 	if (ret)
@@ -179,7 +183,7 @@ static void cqn_server_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	spin_lock_bh(&conn->lock);
 	cqn_conn_put_send(conn, sb);
-	while (!ret && sc->npending && conn->nfree_send) {
+	while (!ret && sc->npending && conn->nfree_send && !READ_ONCE(conn->dead)) {
 		struct cqn_buf *rb = sc->pending[sc->pending_head];
 
 		sc->pending_head = (sc->pending_head + 1) % sc->npending_max;
@@ -245,6 +249,21 @@ static int cqn_server_start(struct cqn_endpoint *ep)
 	return cqn_srq_check(ep);
 }
 
+/*
+ * Teardown, before the drain: the connection is dead (cqn_conn_close()
+ * set it under ep->state_lock), and an echo that began before may still be
+ * posting under conn->lock: once that is over, no echo follows (what
+ * arrives meanwhile waits in the FIFO, and an SRQ's buffers go back in
+ * cqn_server_conn_free()). An echo posted after the drain's send marker
+ * would complete after it: counted lost, and on a CQ engine shared with
+ * other QPs handed to a connection already freed.
+ */
+static void cqn_server_quiesce(struct cqn_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	spin_unlock_bh(&conn->lock);
+}
+
 /* solicited_only: receives that wait for a send buffer need a send completion. */
 static bool cqn_server_need_any(struct cqn_conn *conn)
 {
@@ -275,6 +294,7 @@ const struct cqn_role_ops cqn_server_ops = {
 	.recv_done = cqn_server_recv_done,
 	.send_done = cqn_server_send_done,
 	.start = cqn_server_start,
+	.quiesce = cqn_server_quiesce,
 	.peer_left = cqn_server_peer_left,
 	.need_any = cqn_server_need_any,
 	.busy = cqn_server_busy,
