@@ -20,9 +20,12 @@
  * reports it as soon as its QP in error takes nothing more from the SRQ;
  * rxe and siw (6.1) never do, and flush the one receive a QP may have in
  * progress as it enters the error state, before the send marker that
- * follows completes.
+ * follows completes. The first teardown on a device finds out which
+ * (CQN_SRQ_LAST_WQE_MS); a device that reported it is waited for up to
+ * CQN_SRQ_LAST_WQE_MAX_MS, one that did not is not waited for again.
  */
 #define CQN_SRQ_LAST_WQE_MS	50
+#define CQN_SRQ_LAST_WQE_MAX_MS	2000
 
 /**
  * struct cqn_srq - one SRQ, of one completion vector of one device
@@ -70,8 +73,11 @@ struct cqn_srq {
  * @nsrqs: entries in @srqs: the device's completion vectors, at most its
  *	max_srq
  * @srqs: each vector's SRQ, NULL until a connection on that vector needs it
+ * @last_wqe: does the device report IB_EVENT_QP_LAST_WQE_REACHED? 0 not
+ *	known yet, 1 it did, -1 a teardown waited for it in vain
+ *	(cqn_srq_drain(); read and written without a lock)
  *
- * Protected by ep->srq.lock.
+ * Protected by ep->srq.lock, but for @last_wqe.
  */
 struct cqn_srq_dev {
 	struct list_head node;
@@ -80,6 +86,7 @@ struct cqn_srq_dev {
 	struct ib_pd *pd;
 	u32 nsrqs;
 	struct cqn_srq **srqs;
+	int last_wqe;
 };
 
 /**
@@ -524,14 +531,24 @@ void cqn_srq_release(struct cqn_endpoint *ep)
  * The SRQ's buffers stay posted for the other connections; only those
  * this QP took must complete before its CQ goes. As the InfiniBand spec
  * (10.3.1) and the core's __ib_drain_srq() have it: wait for Last WQE
- * Reached, then the send marker that follows orders the rest. Bounded
- * (CQN_SRQ_LAST_WQE_MS) for providers that never report it.
+ * Reached, then the send marker that follows orders the rest. Bounded,
+ * and learnt per device: rxe and siw never report it, and a teardown of
+ * many connections must not wait for each in vain.
  *
  * Context: process context.
  */
 void cqn_srq_drain(struct cqn_conn *conn)
 {
-	wait_for_completion_timeout(&conn->last_wqe, msecs_to_jiffies(CQN_SRQ_LAST_WQE_MS));
+	struct cqn_srq_dev *d = conn->srq_dev;
+	int known = READ_ONCE(d->last_wqe);
+	unsigned int ms = known > 0 ? CQN_SRQ_LAST_WQE_MAX_MS : CQN_SRQ_LAST_WQE_MS;
+
+	if (known < 0)
+		return;
+	if (wait_for_completion_timeout(&conn->last_wqe, msecs_to_jiffies(ms)))
+		WRITE_ONCE(d->last_wqe, 1);
+	else if (!known)
+		WRITE_ONCE(d->last_wqe, -1);
 }
 
 /**
