@@ -156,6 +156,9 @@ struct cqn_role_ops;
  *	cqn_conn_put_send())
  * @nfree_send: entries on @free_send
  * @posted_recv: receives currently posted
+ * @drain_short: teardown's drain ended with work requests not seen
+ *	completing (a marker that never came, or wc_lost): their completions
+ *	may still sit in a CQ that outlives the QP (src/ep_cqs.c)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @dead: closing; on @ep->dead (protected by ep->state_lock)
  * @stats: this connection's counters
@@ -194,6 +197,7 @@ struct cqn_conn {
 	u32 *free_send;
 	u32 nfree_send;
 	u32 posted_recv;
+	bool drain_short;
 	bool established;
 
 	bool dead;
@@ -570,6 +574,7 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_drain_begin(struct cqn_cq *c);
 void cqn_cq_drain_end(struct cqn_cq *c);
+int cqn_cq_flush(struct cqn_cq *c);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
 int cqn_cq_reconfigure(struct cqn_cq *c, const struct cqn_cq_params *p, u32 max_posted);

@@ -363,23 +363,28 @@ static void cqn_conn_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&d->done);
 }
 
-/* Post a drain marker (@swr or @rwr) and wait a bounded time for it. */
+/*
+ * Post a drain marker (@swr or @rwr) and wait a bounded time for it; a
+ * drain without it is short (conn->drain_short).
+ */
 static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
 			       const struct ib_send_wr *swr, const struct ib_recv_wr *rwr)
 {
+	const char *q = swr ? "send" : "receive";
 	int ret;
 
 	d->cqe.done = cqn_conn_drain_done;
 	init_completion(&d->done);
 	ret = swr ? ib_post_send(conn->qp, swr, NULL) : ib_post_recv(conn->qp, rwr, NULL);
-	if (ret)
+	if (ret) {
+		conn->drain_short = true;
 		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
-				    conn->ep->name, conn->id,
-				    swr ? "send" : "receive", ERR_PTR(ret));
-	else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_DRAIN_MS)))
+				    conn->ep->name, conn->id, q, ERR_PTR(ret));
+	} else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_DRAIN_MS))) {
+		conn->drain_short = true;
 		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
-				    conn->ep->name, conn->id,
-				    swr ? "send" : "receive");
+				    conn->ep->name, conn->id, q);
+	}
 }
 
 /**
@@ -449,6 +454,7 @@ void cqn_conn_count_lost(struct cqn_conn *conn)
 	spin_unlock_bh(&conn->lock);
 	if (!sends && !recvs)
 		return;
+	conn->drain_short = true;
 	cqn_stat_add(&conn->stats, CQN_STAT_wc_lost, sends + recvs);
 	pr_warn_ratelimited("%s: connection %u: %u work requests never completed (%u sends, %u receives)\n",
 			    conn->ep->name, conn->id, sends + recvs,

@@ -394,6 +394,38 @@ void cqn_cq_drain_end(struct cqn_cq *c)
 }
 
 /**
+ * cqn_cq_flush() - hand over, from process context, everything the CQ holds
+ * @c: the engine, serving other QPs
+ *
+ * A QP whose drain ended short (a marker that never came, work requests
+ * never seen completing) is destroyed while its engine serves other QPs:
+ * completions of its work requests may already sit in the CQ, and must
+ * reach its handlers before its buffers are freed. Own modes: the engine
+ * pauses, the CQ (and software moderation's staging) is emptied here, and
+ * the engine resumes in its mode. The core's modes process their CQ
+ * themselves, in their own context: nothing is done for them (a late
+ * completion there is the one case left, see design.rst).
+ *
+ * Context: process context; the caller serialises changes to the engine.
+ * Return: the completions handed over here.
+ */
+int cqn_cq_flush(struct cqn_cq *c)
+{
+	int n, done = 0;
+
+	if (c->mode_ops->core)
+		return 0;
+	cqn_cq_quiesce(c, CQN_CQS_PAUSED);
+	do {
+		n = cqn_cq_process(c, CQN_EVENT_BUDGET, false);
+		done += n;
+		cond_resched();
+	} while (n);
+	cqn_cq_resume(c);
+	return done;
+}
+
+/**
  * cqn_cq_stop() - stop learning about completions
  * @c: the engine
  *

@@ -298,7 +298,10 @@ void cqn_ep_cq_drain_end(struct cqn_conn *conn)
  * cqn_ep_cq_leave() - the connection's QP is destroyed: leave its engine
  * @conn: the connection
  *
- * The last QP to leave destroys the engine and its CQ.
+ * The last QP to leave destroys the engine and its CQ. One whose drain
+ * ended short (conn->drain_short) leaves others on the CQ: the
+ * completions its QP may have left there are handed over first
+ * (cqn_cq_flush()), so none reaches a buffer freed after this.
  *
  * Context: process context.
  */
@@ -313,6 +316,13 @@ void cqn_ep_cq_leave(struct cqn_conn *conn)
 	list_del_init(&conn->cq_node);
 	spin_unlock_irq(&ecq->lock);
 	last = !--ecq->nqps;
+	if (!last && conn->drain_short) {
+		/* Its QP is gone; completions it left in the CQ go to it now. */
+		pr_info_ratelimited("%s: connection %u: drain ended short; %d completions taken from its shared CQ %u before it goes\n",
+				    ep->name, conn->id, cqn_cq_flush(ecq->cq), ecq->id);
+		if (ecq->drainers)
+			cqn_cq_drain_begin(ecq->cq);
+	}
 	if (last) {
 		list_del(&ecq->node);
 		if (ecq->started)
