@@ -16,8 +16,20 @@ ALL_TESTS="
 	share_overflow_takes_down_exactly_its_qps
 	share_cq_per_device
 	share_bad_input
+	share_cpu_client_connections
+	many_conns_teardown
+	many_conns_device_removal
+	many_conns_server_full
+	many_conns_memory
 "
 CLIENTS="cli1 cli2 cli3 cli4 cli5 cli6 cli7 cli8"
+# Many connections: 256 on the stock kernels, 64 on the debug kernel
+# (~1,000 messages a second there); the 1024-connection case on the stock
+# kernels only.
+MANY=256
+[ "$CQN_KERNEL" = debug ] && MANY=64
+[ "$CQN_KERNEL" = debug ] &&
+	CQN_SKIP[many_conns_memory]="1024 connections run on the stock kernels (the debug kernel moves ~1,000 messages a second)"
 # Debian's kernel is built without siw (CONFIG_RDMA_SIW is not set).
 [ "$CQN_KERNEL" = distro ] &&
 	CQN_SKIP[share_cq_per_device]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
@@ -311,6 +323,190 @@ share_bad_input()
 	expect_write_err "$CQN_CFS/endpoints/srv/cq_share" endpoint "Device or resource busy" || return 1
 	expect_eq "$(ep_attr srv cq_share)" cpu "cq_share unchanged while enabled" || return 1
 	ep_remove srv
+}
+
+# A client of 2 x NCPUS connections with cq_share=cpu against a server with
+# cq_share=cpu: one engine per CPU on each side, every echo verified.
+share_cpu_client_connections()
+{
+	local n=$((2 * NCPUS))
+
+	setup || return 1
+	start_server cq_share=cpu max_conns=$n || return 1
+	run_client cli1 connections=$n cq_share=cpu workload=stream queue_depth=4 \
+		iterations=$((n * 50)) || return 1
+	check_clean_run cli1 $((n * 50)) || return 1
+	expect_eq "$(ep_stat cli1 cqs_created)" "$NCPUS" "client engines: one per CPU" || return 1
+	expect_eq "$(ep_stat srv cqs_created)" "$NCPUS" "server engines: one per CPU" || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# Small connections, so that many fit: 64-byte messages, 8-deep queues.
+SMALL=(msg_size=64 send_depth=8 recv_depth=8 cq_depth=32)
+
+# many_up N [ATTR=VALUE...]: a server of max_conns N and an endless
+# pingpong client cli1 of N small connections, every one up and echoing.
+many_up()
+{
+	local n=$1
+
+	shift
+	start_server max_conns="$n" "${SMALL[@]}" "$@" || return 1
+	ep_create cli1 role=client addr=$SERVER_ADDR connections="$n" workload=pingpong \
+		iterations=0 duration_ms=0 "${SMALL[@]}" "$@" || return 1
+	ep_enable cli1 1 || return 1
+	wait_stat 600 cli1 conns_active = "$n" || return 1
+	wait_stat 120 cli1 msgs_verified -gt $((2 * n)) || return 1
+}
+
+# conns_echoing EP: how many of EP's connections have verified an echo.
+conns_echoing()
+{
+	local f n=0 line
+
+	for f in "$CQN_DFS/$1"/conns/*/stats; do
+		while read -r line; do
+			[[ $line == "msgs_verified "* ]] || continue
+			[ "${line#* }" -gt 0 ] && n=$((n + 1))
+			break
+		done <"$f"
+	done
+	echo $n
+}
+
+# wait_echoing EP N SECONDS: wait until N of EP's connections have echoed.
+wait_echoing()
+{
+	local end=$((SECONDS + $3)) k
+
+	while :; do
+		k=$(conns_echoing "$1")
+		[ "$k" -ge "$2" ] && return 0
+		[ $SECONDS -lt $end ] || break
+		sleep 1
+	done
+	fail "$1: $k of $2 connections have echoed after $3 s"
+}
+
+# MANY connections with traffic: rmdir of the running client, then rmmod
+# with MANY connections on each side, each bounded; nothing left behind.
+many_conns_teardown()
+{
+	local t0
+
+	setup || return 1
+	many_up $MANY cq_share=cpu || return 1
+	t0=$SECONDS
+	timeout 300 rmdir "$CQN_CFS/endpoints/cli1" ||
+		{ fail "rmdir of a client with $MANY connections"; return 1; }
+	wait_stat 120 srv conns_active = 0 || return 1
+	# Closed once the reaper destroyed them (conns_active falls before).
+	wait_stat 120 srv conns_closed = $MANY || return 1
+	check_accounted srv || return 1
+	cqs_expect srv 0 || return 1
+	echo "figure: rmdir of a running client with $MANY connections: $((SECONDS - t0)) s until the server had none"
+	ep_create cli1 role=client addr=$SERVER_ADDR connections=$MANY workload=pingpong \
+		iterations=0 duration_ms=0 cq_share=cpu "${SMALL[@]}" || return 1
+	ep_enable cli1 1 || return 1
+	wait_stat 600 cli1 conns_active = $MANY || return 1
+	t0=$SECONDS
+	timeout 300 rmmod cqnotify || { fail "rmmod with $MANY connections a side"; return 1; }
+	echo "figure: rmmod with $MANY connections a side: $((SECONDS - t0)) s"
+	expect_eq "$(ep_attr srv state)" idle "server after rmmod" || return 1
+	expect_eq "$(ep_attr cli1 state)" idle "client after rmmod" || return 1
+	cqn_load || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# The client's device goes away under MANY connections: the client fails
+# with the reason, the server loses every connection and keeps running;
+# with the device back, a new run goes through.
+many_conns_device_removal()
+{
+	setup || return 1
+	many_up $MANY cq_share=cpu || return 1
+	timeout 300 rdma link delete $CLI_DEV ||
+		{ fail "rdma link delete $CLI_DEV under $MANY connections"; return 1; }
+	ep_wait_state cli1 error 60 || return 1
+	expect_match "$(ep_attr cli1 last_error)" "$CLI_DEV removed" "client's reason" || return 1
+	wait_stat 120 srv conns_active = 0 || return 1
+	expect_eq "$(ep_attr srv state)" running "server after the client's device left" || return 1
+	check_accounted srv || return 1
+	cqs_expect srv 0 || return 1
+	rdma link add $CLI_DEV type $CQN_PROVIDER netdev $CLI_NETDEV ||
+		{ fail "rdma link add $CLI_DEV"; return 1; }
+	ep_remove cli1
+	run_client cli1 connections=4 iterations=$N "${SMALL[@]}" || return 1
+	check_clean_run cli1 $N || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# A server at max_conns with more connecting: 1024 (stock; 32 on the debug
+# kernel) against max_conns 768 (24): the rest are refused cleanly, the
+# accepted ones echo, the client fails naming a refused connection.
+many_conns_server_full()
+{
+	local n=1024 max=768
+
+	[ "$CQN_KERNEL" = debug ] && n=32 max=24
+	setup || return 1
+	start_server max_conns=$max cq_share=cpu "${SMALL[@]}" || return 1
+	ep_create cli1 role=client addr=$SERVER_ADDR connections=$n workload=pingpong \
+		iterations=0 duration_ms=0 cq_share=cpu "${SMALL[@]}" || return 1
+	ep_enable cli1 1 || return 1
+	ep_wait_state cli1 error 600 || return 1
+	expect_match "$(ep_attr cli1 last_error)" "^connection [0-9]+ of $n: peer rejected" \
+		"client's reason" || return 1
+	wait_stat 600 srv conns_rejected -ge $((n - max)) || return 1
+	expect_eq "$(ep_stat srv conns_accepted)" $max "srv conns_accepted" || return 1
+	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	ep_enable cli1 0 || return 1
+	expect_eq "$(ep_stat cli1 msg_errors)" 0 "client msg_errors" || return 1
+	wait_stat 120 srv conns_active = 0 || return 1
+	check_accounted srv || return 1
+	echo "figure: connections $n against max_conns $max: $(ep_stat srv conns_accepted) accepted, $(ep_stat srv conns_rejected) refused; client: $(ep_attr cli1 last_error)"
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+}
+
+# mem_kib: MemAvailable, KiB.
+mem_kib()
+{
+	local k v _
+
+	while read -r k v _; do
+		[ "$k" = MemAvailable: ] && { echo "$v"; return; }
+	done </proc/meminfo
+}
+
+# 1024 connections fit in the VM, every one echoing, and what each costs:
+# the guest's MemAvailable before and with them up (both sides in one
+# guest: a pair per connection), for the small connections and, with 16
+# connections, for the default attributes.
+many_conns_memory()
+{
+	local m0 m1 per small def n=1024
+
+	setup || return 1
+	m0=$(mem_kib)
+	many_up $n cq_share=cpu || return 1
+	m1=$(mem_kib)
+	wait_echoing cli1 $n 120 || return 1
+	small=$(((m0 - m1) / n))
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+	m0=$(mem_kib)
+	start_server max_conns=16 || return 1
+	endless_client cli1 connections=16 workload=pingpong || return 1
+	wait_stat 60 cli1 conns_active = 16 || return 1
+	m1=$(mem_kib)
+	def=$(((m0 - m1) / 16))
+	echo "figure: memory per connection (client and server side together, MemAvailable): $small KiB with msg_size 64, send/recv depth 8, cq_depth 32, cq_share cpu ($n connections); $def KiB with the defaults (msg_size 4096, depths 64, cq_depth 256; 16 connections)"
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
 }
 
 cqn_run_suite srv $CLIENTS
