@@ -459,8 +459,8 @@ static void __cqn_client_slot_lost(struct cqn_clt_slot *slot, const char *why)
 		/* The reason comes first: it is cut rather than the count. */
 		char given_up[CQN_ERR_LEN];
 
-		snprintf(given_up, sizeof(given_up), "%s (gave up after %u reconnect attempts)",
-			 reason, attempt);
+		scnprintf(given_up, sizeof(given_up), "%s (gave up after %u reconnect attempts)",
+			  reason, attempt);
 		strscpy(reason, given_up, sizeof(reason));
 	}
 	if (__cqn_ep_change_state(ep, CQN_EP_ERROR, reason))
