@@ -561,9 +561,15 @@ static int cqn_client_start(struct cqn_endpoint *ep)
 	int ret;
 
 	lockdep_assert_held(&ep->lock);
+	/* The run starts first, so that a failure below is its error. */
+	spin_lock_irq(&ep->state_lock);
+	ep->clt.nup = 0;
+	ep->clt.nfinished = 0;
+	__cqn_ep_start_run(ep, CQN_EP_CONNECTING);
+	spin_unlock_irq(&ep->state_lock);
 	slots = kvcalloc(n, sizeof(*slots), GFP_KERNEL);
 	if (!slots) {
-		cqn_ep_fail(ep, "no memory for %u connection slots", n);
+		cqn_ep_fail(ep, "allocating %u connection slots failed: %pe", n, ERR_PTR(-ENOMEM));
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -575,9 +581,6 @@ static int cqn_client_start(struct cqn_endpoint *ep)
 	spin_lock_irq(&ep->state_lock);
 	WRITE_ONCE(ep->clt.nslots, n);
 	WRITE_ONCE(ep->clt.slots, slots);
-	ep->clt.nup = 0;
-	ep->clt.nfinished = 0;
-	__cqn_ep_start_run(ep, CQN_EP_CONNECTING);
 	spin_unlock_irq(&ep->state_lock);
 	for (i = 0; i < n; i++) {
 		/* A failure fails the endpoint; disable takes what was made. */

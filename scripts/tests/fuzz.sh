@@ -28,9 +28,10 @@ in_range()
 	role) [[ $2 =~ ^(server|client)$ ]] ;;
 	cq_mode) [[ $2 =~ ^(event|poll|adaptive|softirq|workqueue|irqpoll)$ ]] ;;
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
+	cq_share) [[ $2 =~ ^(conn|cpu|endpoint)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
-	verify|enable|solicited_only|adaptive_moderation|reconnect) [[ $2 =~ ^[01]$ ]] ;;
+	verify|enable|solicited_only|adaptive_moderation|reconnect|srq) [[ $2 =~ ^[01]$ ]] ;;
 	*) [[ $2 =~ ^[0-9]+$ ]] ;;
 	esac
 }
@@ -79,7 +80,10 @@ solicited_only bool
 watchdog_ms u32 0 60000
 max_events_per_ms u32 0 1000000
 max_conns u32 1 1024
+cq_share choice conn,cpu,endpoint
 connections u32 1 1024
+srq bool
+srq_depth u32 16 65536
 workload choice pingpong,stream
 queue_depth u32 1 8192
 iterations u32 0 4294967295
