@@ -59,6 +59,7 @@ CMD=("$@")
 {
 	printf 'CQN_KERNEL=%q\nCQN_KSERIES=%q\nCQN_KLABEL=%q\nCQN_TOP=%q\nCQN_RXE=%q\nCQN_MODULES=%q\n' \
 		"$gkernel" "${kind/debug/6.1}" "$label" "$CQN_TOP" "$rxe" "$modules"
+	printf 'CQN_STALL_REPORT=%q\n' $((stall / 2))
 	declare -p CMD
 } >"$rd/vm.conf"
 
