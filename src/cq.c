@@ -406,21 +406,27 @@ void cqn_cq_drain_end(struct cqn_cq *c)
  * themselves, in their own context: nothing is done for them (a late
  * completion there is the one case left, see design.rst).
  *
+ * Bounded: completions are handed over in CQ order, staged ones first, so
+ * once as many as the CQ and the staging can hold were handed over, all
+ * those there at the start are; the other QPs' traffic, which keeps
+ * coming, is left to the engine.
+ *
  * Context: process context; the caller serialises changes to the engine.
  * Return: the completions handed over here.
  */
 int cqn_cq_flush(struct cqn_cq *c)
 {
-	int n, done = 0;
+	int n, done = 0, limit;
 
 	if (c->mode_ops->core)
 		return 0;
 	cqn_cq_quiesce(c, CQN_CQS_PAUSED);
+	limit = c->cq->cqe + CQN_SW_MODER_MAX_COUNT;
 	do {
-		n = cqn_cq_process(c, CQN_EVENT_BUDGET, false);
+		n = cqn_cq_process(c, min(CQN_EVENT_BUDGET, limit - done), false);
 		done += n;
 		cond_resched();
-	} while (n);
+	} while (n && done < limit);
 	cqn_cq_resume(c);
 	return done;
 }
