@@ -138,6 +138,8 @@ enum cqn_stat {
  * @CQN_H_CQ_BATCH: completions handed to the connection per wakeup
  * @CQN_H_CQ_DELAY: from a completion event to the start of its processing, ns
  * @CQN_H_CQ_PROC: time one wakeup spent processing completions, ns
+ * @CQN_H_CQ_ARM: time one arm of the CQ took (ib_req_notify_cq() with
+ *	IB_CQ_REPORT_MISSED_EVENTS), ns
  * @CQN_H_COUNT: number of histograms
  */
 enum cqn_hist_id {
@@ -145,6 +147,7 @@ enum cqn_hist_id {
 	CQN_H_CQ_BATCH,
 	CQN_H_CQ_DELAY,
 	CQN_H_CQ_PROC,
+	CQN_H_CQ_ARM,
 	CQN_H_COUNT
 };
 

@@ -144,10 +144,12 @@ int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep)
 int cqn_cq_arm(struct cqn_cq *c)
 {
 	bool solicited = READ_ONCE(c->params.solicited_only) && !c->owner_ops->need_any(c->owner);
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	ret = ib_req_notify_cq(c->cq, (solicited ? IB_CQ_SOLICITED : IB_CQ_NEXT_COMP) |
 				      IB_CQ_REPORT_MISSED_EVENTS);
+	cqn_stat_hist(c->stats, CQN_H_CQ_ARM, ktime_get_ns() - t0);
 	cqn_stat_inc(c->stats, CQN_STAT_cq_arms);
 	if (ret > 0)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_rearm_missed);

@@ -79,6 +79,7 @@ static const char *const cqn_hist_names[] = {
 	[CQN_H_CQ_BATCH] = "cq_batch",
 	[CQN_H_CQ_DELAY] = "cq_delay",
 	[CQN_H_CQ_PROC] = "cq_proc",
+	[CQN_H_CQ_ARM] = "cq_arm",
 };
 
 static const char *const cqn_hist_units[] = {
@@ -86,6 +87,7 @@ static const char *const cqn_hist_units[] = {
 	[CQN_H_CQ_BATCH] = "completions",
 	[CQN_H_CQ_DELAY] = "ns",
 	[CQN_H_CQ_PROC] = "ns",
+	[CQN_H_CQ_ARM] = "ns",
 };
 
 static_assert(ARRAY_SIZE(cqn_hist_names) == CQN_H_COUNT);
@@ -219,6 +221,10 @@ void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum)
 	seq_printf(m, "rtt_p99_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 99, 100));
 	seq_printf(m, "rtt_p999_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 999, 1000));
 	seq_printf(m, "rtt_max_ns %llu\n", rtt_max);
+	/* A wakeup's steps: event to processing, processing, arming. */
+	for (i = CQN_H_CQ_DELAY; i <= CQN_H_CQ_ARM; i++)
+		seq_printf(m, "%s_p50_ns %llu\n", cqn_hist_names[i],
+			   cqn_hist_percentile(sum->hist[i], sum->hist_max[i], 50, 100));
 }
 
 /*
@@ -281,7 +287,7 @@ void cqn_stats_print_latency(struct seq_file *m, const struct cqn_stats_sum *sum
  * @sum: the summed block
  *
  * Batch size (completions per wakeup of the consumer), event-to-processing
- * delay and processing time per wakeup, in the format of
+ * delay, processing time per wakeup and time per arm, in the format of
  * cqn_stats_print_latency(), separated by blank lines.
  *
  * Context: process context.
@@ -296,6 +302,9 @@ void cqn_stats_print_cq(struct seq_file *m, const struct cqn_stats_sum *sum)
 	seq_putc(m, '\n');
 	cqn_stats_print_hist(m, "processing time per wakeup", "us", NSEC_PER_USEC,
 			     sum->hist[CQN_H_CQ_PROC], sum->hist_max[CQN_H_CQ_PROC]);
+	seq_putc(m, '\n');
+	cqn_stats_print_hist(m, "time per arm", "us", NSEC_PER_USEC,
+			     sum->hist[CQN_H_CQ_ARM], sum->hist_max[CQN_H_CQ_ARM]);
 }
 
 /**

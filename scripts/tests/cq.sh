@@ -61,7 +61,7 @@ check_echoed()
 
 every_mode_moves_traffic()
 {
-	local mode n=$((N / 2))
+	local mode arms n=$((N / 2))
 
 	# The debug kernel moves ~100 messages/s: 6 modes x 2 workloads stay short.
 	[ "$CQN_KERNEL" = debug ] && n=$((N / 4))
@@ -87,6 +87,16 @@ every_mode_moves_traffic()
 		softirq|workqueue) expect_eq "$(ep_stat cli cq_wakeups)" 0 \
 			"$mode: wakeups by the engine" || return 1 ;;
 		*) [ "$(ep_stat cli cq_wakeups)" -gt 0 ] || { fail "$mode: no wakeup counted"; return 1; } ;;
+		esac
+		# Every arm of the engine's is timed (the cq_arm step).
+		arms=$(ep_stat cli cq_arms)
+		expect_eq "$(hist_samples cli cq_arm)" "$arms" "$mode: cq_arm samples = cq_arms" ||
+			return 1
+		case $mode in
+		event|adaptive|irqpoll)
+			[ "$arms" -gt 0 ] && [ "$(ep_stat cli cq_arm_p50_ns)" -gt 0 ] ||
+				{ fail "$mode: $arms arms, cq_arm_p50_ns $(ep_stat cli cq_arm_p50_ns)"; return 1; }
+			echo "figure: $mode stream 1 KiB steps p50: cq_delay $(ep_stat cli cq_delay_p50_ns) ns, cq_proc $(ep_stat cli cq_proc_p50_ns) ns, cq_arm $(ep_stat cli cq_arm_p50_ns) ns" ;;
 		esac
 		ep_remove cli srv
 	done

@@ -373,6 +373,13 @@ ep_stat()
 	printf '%s\n' "${STATS[$2]}"
 }
 
+# hist_samples NAME HIST: the samples of one histogram of NAME's debugfs
+# "histograms" (its header line).
+hist_samples()
+{
+	sed -n "s/^# histogram $2 unit [a-z]* samples \([0-9]*\) .*/\1/p" "$CQN_DFS/$1/histograms"
+}
+
 # wait_for SECONDS CMD...: run CMD again every 0.2 s until it succeeds.
 # CMD is re-run, its arguments are not re-evaluated: to wait on a value
 # that changes, use wait_stat.

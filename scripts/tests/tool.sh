@@ -119,7 +119,7 @@ bad = []
 if not (d["state"] == "done" and s["msgs_verified"] == n and s["msg_errors"] == 0):
     bad.append("msgs_verified %s, msg_errors %s, state %s" %
                (s["msgs_verified"], s["msg_errors"], d["state"]))
-if sorted(h) != ["cq_batch", "cq_delay", "cq_proc", "rtt"]:
+if sorted(h) != ["cq_arm", "cq_batch", "cq_delay", "cq_proc", "rtt"]:
     bad.append("histograms %s" % sorted(h))
 if d["fault_knobs"] != {"fault_cq_undersize": 0, "fault_rnr_retry": 3,
                         "fault_stop_replenish": 0}:
@@ -367,7 +367,7 @@ reset_attribute()
 	ep_stats cli || return 1
 	expect_eq "${STATS[msgs_verified]} ${STATS[msgs_sent]} ${STATS[rtt_samples]} ${STATS[wr_posted]}" \
 		"0 0 0 0" "counters after configfs reset" || return 1
-	expect_eq "$(grep -c '^# histogram .* samples 0 ' "$CQN_DFS/cli/histograms")" 4 \
+	expect_eq "$(grep -c '^# histogram .* samples 0 ' "$CQN_DFS/cli/histograms")" 5 \
 		"every histogram empty after configfs reset" || return 1
 	ep_enable cli 0 && ep_enable cli 1 && ep_wait_state cli "done" 60 || return 1
 	expect_eq "$(ep_stat srv msgs_received)" 100 "server: both runs" || return 1
