@@ -584,7 +584,7 @@ void cqn_srq_destroy_all(struct cqn_endpoint *ep, struct ib_device *ibdev)
  * @m: the seq_file
  * @ep: the endpoint
  *
- * "srq" (1: enabled, its connections receive from SRQs), "srqs" (created),
+ * "srq" (1: enabled, its connections receive from SRQs), "srqs" (how many exist),
  * "srq_recvs_queued" (their buffers posted now). With the counters,
  * wr_posted = msgs_sent + msgs_received + wc_errors + wc_flushed + wc_lost +
  * srq_recvs_queued + srq_recvs_discarded.

@@ -12,6 +12,7 @@ ALL_TESTS="
 	soak_four_connections
 	enable_toggled_under_traffic
 	link_delete_repeated
+	srq_link_delete_under_traffic
 	rxe_unload_under_traffic
 	qp_error_reconnect
 	qp_error_one_of_four_reconnects
@@ -121,6 +122,63 @@ link_delete_repeated()
 	check_clean_run cli $N || return 1
 	echo "figure: $LINK_ROUNDS link deletions under traffic survived ($verified echoes verified before them, $lost lost beyond the 8 a stop may leave in flight), service works after"
 	ep_remove cli srv
+}
+
+# srq=1 with the server listening on every address, so that it outlives
+# the device its connections are on: deleting rxe0 under traffic closes
+# those connections and destroys the SRQs on rxe0 (their buffers counted
+# discarded, none left queued) while the server keeps running; over the
+# re-added rxe0 new connections receive from a new SRQ. Every work request
+# is accounted for on both sides, nothing verified is lost.
+srq_link_delete_under_traffic()
+{
+	local c srqs0 discarded0 verified=0 lost=0
+
+	robust_setup || return 1
+	start_server addr=0.0.0.0 srq=1 srq_depth=64 send_depth=4 || return 1
+	for c in c0 c1; do
+		endless_client $c || return 1
+	done
+	for c in c0 c1; do
+		wait_stat 60 $c msgs_verified -gt 20 || return 1
+	done
+	ep_stats srv || return 1
+	srqs0=${STATS[srqs]} discarded0=${STATS[srq_recvs_discarded]}
+	[ "$srqs0" -ge 1 ] || { fail "no SRQ created with srq=1"; return 1; }
+	# Under traffic the SRQs lack at most the buffers in flight (8 per client).
+	[ "${STATS[srq_recvs_queued]}" -ge $((64 * srqs0 - 16)) ] ||
+		{ fail "srq_recvs_queued ${STATS[srq_recvs_queued]} under traffic, $srqs0 SRQs of 64"; return 1; }
+	timeout 120 rdma link delete rxe0 || { fail "rdma link delete rxe0 hung or failed"; return 1; }
+	wait_stat 60 srv conns_active = 0 || return 1
+	for c in c0 c1; do
+		ep_wait_state $c error 120 || return 1
+		stop_lost $c 8 || return 1
+		verified=$((verified + RUN_VERIFIED)) lost=$((lost + RUN_LOST))
+		check_stopped $c || return 1
+	done
+	expect_eq "$(ep_attr srv state)" running "server state after its connections' device went" ||
+		return 1
+	ep_stats srv || return 1
+	expect_eq "${STATS[srqs]}/${STATS[srq_recvs_queued]}" 0/0 \
+		"SRQs and their buffers queued once rxe0's SRQs are gone" || return 1
+	# All but the buffers whose messages were in flight.
+	[ "${STATS[srq_recvs_discarded]}" -ge $((discarded0 + 64 * srqs0 - 16)) ] ||
+		{ fail "srq_recvs_discarded ${STATS[srq_recvs_discarded]}: rxe0's SRQs' buffers not discarded"; return 1; }
+	check_accounted srv || return 1
+	rdma link add rxe0 type rxe netdev veth0 || { fail "rdma link add rxe0"; return 1; }
+	wait_for 30 test -e /sys/class/infiniband/rxe0 || return 1
+	ep_remove c0 c1
+	run_client c0 iterations=$N || { reliability faults=1 verified=$verified lost=$lost; return 1; }
+	run_lost c0 || return 1
+	reliability faults=1 verified=$((verified + RUN_VERIFIED)) lost=$((lost + RUN_LOST))
+	check_clean_run c0 $N || return 1
+	ep_stats srv || return 1
+	[ "${STATS[srqs]}" -ge 1 ] || { fail "srqs ${STATS[srqs]}: no new SRQ on the re-added rxe0"; return 1; }
+	expect_eq "${STATS[srq_recvs_queued]}" $((64 * STATS[srqs])) "the new SRQs' buffers queued" ||
+		return 1
+	check_accounted srv || return 1
+	echo "figure: srq=1, rxe0 deleted under 2 streams: $srqs0 SRQs destroyed with the connections (srq_recvs_discarded $((STATS[srq_recvs_discarded] - discarded0)) buffers), server kept running; $verified echoes verified before, $lost lost beyond the 8 a stop may leave in flight; after re-add $N/$N verified from ${STATS[srqs]} new SRQ(s); $(accounting srv)"
+	ep_remove c0 c1 srv
 }
 
 rxe_unload_under_traffic()
