@@ -30,13 +30,6 @@
  *     ep->srq.lock (mutex, src/srq.c)		a server's SRQs; also taken in
  *						rdma_cm handlers, without ep->lock
  *
- *   ep->qp_lock (mutex, src/cm.c)		a connection's rdma_cm events against
- *						its QP's destruction: held by the
- *						handler of an id with a QP while it
- *						handles the event, and around
- *						rdma_destroy_qp(); ep->state_lock and
- *						conn->lock are taken under it
- *
  *   cqn_devices_lock (mutex, src/device.c) is a leaf: nothing is taken under it.
  *
  * rdma_cm event handlers run with the RDMA core's handler_mutex of their id
@@ -45,11 +38,6 @@
  * destroyed by the reaper (ep->reap_work), the one place connections die.
  * A handler may take ep->tune_lock (a new connection catching up with a
  * live change): whoever holds it never waits for a handler or the reaper.
- * A handler finds its connection through the id's QP (id->qp->qp_context),
- * which the reaper frees while the id lives on (a client's slot keeps its
- * id) or before it destroys the id (a server's): ep->qp_lock makes the
- * handler's look-up and its use of the connection one step with respect
- * to rdma_destroy_qp(), which clears id->qp.
  */
 #ifndef _CQNOTIFY_H
 #define _CQNOTIFY_H
@@ -366,8 +354,6 @@ struct cqn_ep_debugfs;
  * @lock: protects @cfg, @role, @enabled, @cm_id and @cq_depth_actual
  * @tune_lock: serialises live changes of the connections' CQ engines with
  *	new connections joining and the reaper taking connections away
- * @qp_lock: serialises the rdma_cm events of connections with the
- *	destruction of their QPs (src/cm.c)
  * @cqs_lock: protects @cqs, @next_cq_id and the engines on @cqs (taken
  *	after @tune_lock)
  * @cqs: the CQ engines (struct cqn_ep_cq)
@@ -418,8 +404,6 @@ struct cqn_endpoint {
 	int cq_depth_actual;
 	/* live changes of CQ engines vs. connections joining and leaving */
 	struct mutex tune_lock;
-	/* connections' rdma_cm events vs. rdma_destroy_qp() */
-	struct mutex qp_lock;
 	/* the CQ engines and what each serves; taken after tune_lock */
 	struct mutex cqs_lock;
 	struct list_head cqs;

@@ -100,13 +100,10 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 		spin_lock_bh(&conn->lock);
 		conn->established = true;
 		spin_unlock_bh(&conn->lock);
-		/*
-		 * A server's first message may fail it before ESTABLISHED is
-		 * seen: a connection already closed does not start its role.
-		 */
-		if (READ_ONCE(conn->dead))
-			break;
-		trace_cqn_conn_state(conn, "connecting", "established", "rdma_cm ESTABLISHED");
+		/* A server's first message may fail it before ESTABLISHED is seen. */
+		if (!READ_ONCE(conn->dead))
+			trace_cqn_conn_state(conn, "connecting", "established",
+					     "rdma_cm ESTABLISHED");
 		if (ep->role->established)
 			ep->role->established(conn);
 		break;
@@ -175,24 +172,15 @@ static int cqn_cm_client_resolved(struct cqn_endpoint *ep, struct rdma_cm_id *id
 static int cqn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct cqn_endpoint *ep = id->context;
-	struct ib_qp *qp;
 	int ret;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return cqn_cm_connect_request(ep, id);
-	/*
-	 * A connection on the id has a QP, whose context it is (as nvmet-rdma).
-	 * The reaper destroys the QP, and then frees the connection, under
-	 * ep->qp_lock: holding it, a QP found here and its connection stay.
-	 */
-	mutex_lock(&ep->qp_lock);
-	qp = id->qp;
-	if (qp) {
-		cqn_cm_conn_event(qp->qp_context, id, ev);
-		mutex_unlock(&ep->qp_lock);
+	/* A connection on the id has a QP, whose context it is (as nvmet-rdma). */
+	if (id->qp) {
+		cqn_cm_conn_event(id->qp->qp_context, id, ev);
 		return 0;
 	}
-	mutex_unlock(&ep->qp_lock);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(id, CQN_RESOLVE_TIMEOUT_MS);

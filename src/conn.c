@@ -159,18 +159,9 @@ static noinline int cqn_conn_create_qp(struct cqn_conn *conn)
 
 ALLOW_ERROR_INJECTION(cqn_conn_create_qp, ERRNO);
 
-/*
- * rdma_destroy_qp() clears cm_id->qp: from then on the id's events no
- * longer find this connection. A handler that found it finishes first
- * (ep->qp_lock, cqn_cm_handler()).
- */
 static void cqn_conn_destroy_qp(struct cqn_conn *conn)
 {
-	struct cqn_endpoint *ep = conn->ep;
-
-	mutex_lock(&ep->qp_lock);
 	rdma_destroy_qp(conn->cm_id);
-	mutex_unlock(&ep->qp_lock);
 }
 
 /* The CQ engine runs and every receive buffer is posted (an SRQ's already are). */

@@ -419,7 +419,6 @@ struct cqn_endpoint *cqn_ep_create(const char *name)
 	}
 	mutex_init(&ep->lock);
 	mutex_init(&ep->tune_lock);
-	mutex_init(&ep->qp_lock);
 	mutex_init(&ep->cqs_lock);
 	INIT_LIST_HEAD(&ep->cqs);
 	spin_lock_init(&ep->state_lock);
@@ -478,7 +477,6 @@ void cqn_ep_destroy(struct cqn_endpoint *ep)
 	cancel_work_sync(&ep->reap_work);
 	WARN_ON_ONCE(!list_empty(&ep->cqs));
 	cqn_stats_destroy(&ep->stats);
-	mutex_destroy(&ep->qp_lock);
 	mutex_destroy(&ep->cqs_lock);
 	mutex_destroy(&ep->lock);
 	kfree(ep->name);
