@@ -12,6 +12,7 @@ ALL_TESTS="
 	share_cpu_one_engine_per_cpu
 	share_grows_by_adding_a_cq
 	share_live_changes_lose_nothing
+	share_every_mode
 	share_one_qp_error_spares_the_others
 	share_overflow_takes_down_exactly_its_qps
 	share_cq_per_device
@@ -208,6 +209,131 @@ share_live_changes_lose_nothing()
 	clients_stop 3 || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
+}
+
+# irq_poll_runs: the IRQ_POLL softirqs run so far, all CPUs (/proc/softirqs,
+# read without starting a process). Only irq_poll users move it: in this
+# guest cqnotify's irqpoll mode and the core's softirq mode (rxe, the MAD
+# layer and the clients' event mode never schedule one).
+irq_poll_runs()
+{
+	local line lines n=0 v
+
+	mapfile -t lines </proc/softirqs || return 1
+	for line in "${lines[@]}"; do
+		[[ $line == *IRQ_POLL:* ]] || continue
+		for v in ${line#*IRQ_POLL:}; do
+			n=$((n + v))
+		done
+	done
+	echo $n
+}
+
+# poll_thread_names EP: the comm of every cqn-poll thread of EP, sorted.
+poll_thread_names()
+{
+	local f comm
+
+	for f in /proc/[0-9]*/comm; do
+		IFS= read -r comm 2>/dev/null <"$f" || continue
+		[[ $comm == "cqn-poll/$1."* ]] && echo "$comm"
+	done | sort
+}
+
+# Every cq_mode on one shared CQ (cq_share=endpoint, 3 QPs): one engine
+# serves them all (cqs, cqs_created, one cqn in every connection's stats,
+# one cqnotify CQ on the server's device in the core's own view, rdma res,
+# with the 3 QPs' 6 queues as its users), each client's stream verifies
+# with nothing lost, and over 50 more echoes a client the counters show the
+# mode running on the shared engine: event wakes by events and polls
+# no window; poll takes no event, with exactly one cqnotify poll thread,
+# the shared CQ's (cqn-poll/srv.cq<ID>), not one per QP; adaptive catches
+# completions in its window; irqpoll wakes by events through irq_poll
+# (IRQ_POLL softirqs move, event mode's do not); softirq and workqueue
+# count events while the core polls (no wakeup, poll or arm of the engine),
+# the core's irq_poll for softirq, ib_comp_wq for workqueue (IRQ_POLL
+# still; rdma's poll-ctx, decoded by the pre-5.9 enum, reads SOFTIRQ for
+# IB_POLL_WORKQUEUE only, see admin-guide "rdma res show").
+share_every_mode()
+{
+	local mode i w=1000 ip0 ip1 res id cqn ev wk pl arms hits ip threads
+	local -A s0 v0
+
+	[ "$CQN_KERNEL" = debug ] && w=100000
+	setup || return 1
+	for mode in event poll adaptive irqpoll softirq workqueue; do
+		start_server cq_share=endpoint max_conns=3 cq_mode=$mode poll_window_max_us=$w ||
+			return 1
+		clients_running 3 || return 1
+		cqs_expect srv 1 3 || return 1
+		expect_match "${CQS[0]}" " mode $mode " "$mode: the shared engine's mode" || return 1
+		id=$(sed -n 's/^cq \([0-9]*\) .*/\1/p' <<<"${CQS[0]}")
+		expect_eq "$(ep_stat srv cqs_created)" 1 "$mode: srv cqs_created" || return 1
+		cqn=$(cat "$CQN_DFS"/srv/conns/*/stats | grep '^cqn ' | sort -u)
+		expect_match "$cqn" '^cqn [0-9]+$' "$mode: every server connection names the same CQ" ||
+			return 1
+		res=$(rdma res show cq dev "$SRV_DEV" | grep 'comm \[cqnotify\]')
+		expect_eq "$(grep -c . <<<"$res")" 1 "$mode: cqnotify CQs on $SRV_DEV (rdma res: $res)" ||
+			return 1
+		expect_match "$res" "cqn ${cqn#cqn } .* users 6 " "$mode: the shared CQ serves 3 QPs' queues" ||
+			return 1
+		ep_stats srv || return 1
+		for i in cq_events cq_wakeups cq_polls cq_arms cq_window_hits; do
+			s0[$i]=${STATS[$i]}
+		done
+		ip0=$(irq_poll_runs)
+		for i in 1 2 3; do
+			v0[$i]=$(ep_stat "cli$i" msgs_verified)
+		done
+		for i in 1 2 3; do
+			wait_stat 60 "cli$i" msgs_verified -gt $((v0[$i] + 50)) || return 1
+		done
+		ip1=$(irq_poll_runs)
+		ep_stats srv || return 1
+		ev=$((STATS[cq_events] - s0[cq_events])) wk=$((STATS[cq_wakeups] - s0[cq_wakeups]))
+		pl=$((STATS[cq_polls] - s0[cq_polls])) arms=$((STATS[cq_arms] - s0[cq_arms]))
+		hits=$((STATS[cq_window_hits] - s0[cq_window_hits])) ip=$((ip1 - ip0))
+		threads=$(poll_thread_names srv | xargs)
+		echo "figure: $mode, one engine for 3 QPs, over 50 echoes a client: events $ev wakeups $wk polls $pl arms $arms window_hits $hits IRQ_POLL softirqs $ip poll threads '$threads'"
+		case $mode in
+		poll)
+			expect_eq "$threads" "cqn-poll/srv.cq$id" \
+				"poll: the one poll thread is the shared CQ's" || return 1
+			expect_eq "$(poll_threads srv)" 1 "poll: poll threads for 3 QPs" || return 1
+			expect_eq "$ev" 0 "poll: events on the shared CQ" || return 1
+			if [ "$pl" = 0 ] || [ "$wk" = 0 ]; then
+				fail "poll: the shared engine polled $pl times, woke $wk times"
+				return 1
+			fi ;;
+		*)
+			expect_eq "$threads" "" "$mode: poll threads" || return 1
+			[ "$ev" -gt 0 ] || { fail "$mode: no event on the shared CQ over 150 echoes"; return 1; } ;;
+		esac
+		case $mode in
+		adaptive) [ "$hits" -gt 0 ] ||
+			{ fail "adaptive: no completion caught by the window (poll_window_max_us $w)"; return 1; } ;;
+		*) expect_eq "$hits" 0 "$mode: window hits" || return 1 ;;
+		esac
+		case $mode in
+		softirq|workqueue)
+			expect_eq "$wk $pl $arms" "0 0 0" "$mode: the engine's wakeups, polls, arms (the core polls)" ||
+				return 1 ;;
+		*) [ "$wk" -gt 0 ] || { fail "$mode: no wakeup of the shared engine"; return 1; } ;;
+		esac
+		case $mode in
+		irqpoll|softirq) [ "$ip" -gt 0 ] ||
+			{ fail "$mode: no IRQ_POLL softirq ran over 150 echoes"; return 1; } ;;
+		*) expect_eq "$ip" 0 "$mode: IRQ_POLL softirqs" || return 1 ;;
+		esac
+		case $mode in
+		workqueue) expect_match "$res" " poll-ctx SOFTIRQ " "workqueue: IB_POLL_WORKQUEUE in rdma res" ||
+			return 1 ;;
+		*) expect_match "$res" " poll-ctx DIRECT " "$mode: poll-ctx in rdma res" || return 1 ;;
+		esac
+		clients_stop 3 || return 1
+		# shellcheck disable=SC2086
+		ep_remove srv $CLIENTS
+	done
 }
 
 # One QP forced into error (the client's side of cli2's connection): the
