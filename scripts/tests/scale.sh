@@ -13,6 +13,7 @@ ALL_TESTS="
 	share_grows_by_adding_a_cq
 	share_live_changes_lose_nothing
 	share_every_mode
+	share_sw_moderation_per_cq
 	share_one_qp_error_spares_the_others
 	share_overflow_takes_down_exactly_its_qps
 	share_cq_per_device
@@ -334,6 +335,87 @@ share_every_mode()
 		# shellcheck disable=SC2086
 		ep_remove srv $CLIENTS
 	done
+}
+
+# Paced streams on a shared CQ (share_sw_moderation_per_cq): SHARE_RATE
+# messages a second a client, 3 clients, 8 in flight each, for SHARE_WIN
+# messages a client per measured window; cq_count=16 must cut the shared
+# engine's events and wakeups per completion SHARE_FACTOR times. The debug
+# kernel's completions bunch up even when paced (see cq.sh's PACED_*):
+# there moderation must only not add any.
+SHARE_RATE=300
+SHARE_WIN=600
+SHARE_PERIOD=10000
+SHARE_FACTOR=3
+if [ "$CQN_KERNEL" = debug ]; then
+	SHARE_RATE=60
+	SHARE_WIN=120
+	SHARE_PERIOD=65000
+	SHARE_FACTOR=1
+fi
+
+# srv_window: once cli1..cli3 have each verified SHARE_WIN more echoes, the
+# server's shared engine's events, wakeups and completions (its sends and
+# receives) meanwhile, in WIN_EV, WIN_WK and WIN_C.
+srv_window()
+{
+	local i e0 w0 c0
+	local -A v0
+
+	ep_stats srv || return 1
+	e0=${STATS[cq_events]} w0=${STATS[cq_wakeups]}
+	c0=$((STATS[msgs_sent] + STATS[msgs_received]))
+	for i in 1 2 3; do
+		v0[$i]=$(ep_stat "cli$i" msgs_verified) || return 1
+	done
+	for i in 1 2 3; do
+		wait_stat 60 "cli$i" msgs_verified -gt $((v0[$i] + SHARE_WIN)) || return 1
+	done
+	ep_stats srv || return 1
+	WIN_EV=$((STATS[cq_events] - e0)) WIN_WK=$((STATS[cq_wakeups] - w0))
+	WIN_C=$((STATS[msgs_sent] + STATS[msgs_received] - c0))
+}
+
+# Software moderation (stock rxe has no modify_cq) on a shared CQ: 3
+# paced clients on a cq_share=endpoint server, first unmoderated, then
+# with cq_count=16 cq_period=SHARE_PERIOD set live on the server. The
+# setting is the shared CQ's: moder_changes moves once a write (one
+# engine, not once per QP), moderation_effective and cqs say sw with those
+# values, and the shared engine's events and wakeups per completion drop
+# SHARE_FACTOR times; every client verifies every echo, nothing is lost.
+share_sw_moderation_per_cq()
+{
+	local e0 w0 c0 mc want="sw count=16 period=$SHARE_PERIOD"
+
+	setup || return 1
+	start_server cq_share=endpoint max_conns=3 || return 1
+	clients_running 3 msg_size=64 rate=$SHARE_RATE || return 1
+	expect_eq "$(ep_attr srv moderation_effective)" off "srv moderation_effective unmoderated" ||
+		return 1
+	srv_window || return 1
+	e0=$WIN_EV w0=$WIN_WK c0=$WIN_C
+	mc=$(ep_stat srv moder_changes)
+	expect_write "$CQN_CFS/endpoints/srv/cq_count" 16 || return 1
+	expect_write "$CQN_CFS/endpoints/srv/cq_period" $SHARE_PERIOD || return 1
+	expect_eq "$(ep_stat srv moder_changes)" $((mc + 2)) \
+		"srv moder_changes after 2 writes (one shared engine)" || return 1
+	expect_eq "$(ep_attr srv moderation_effective)" "$want" "srv moderation_effective" || return 1
+	cqs_expect srv 1 3 || return 1
+	expect_match "${CQS[0]}" " moderation $want\$" "the shared engine's moderation (cqs)" ||
+		return 1
+	# The first window lets what the change left behind settle.
+	srv_window || return 1
+	srv_window || return 1
+	echo "figure: 3 clients at $SHARE_RATE msg/s on one shared CQ, per 1000 server completions: unmoderated $((e0 * 1000 / c0)) events, $((w0 * 1000 / c0)) wakeups ($e0/$w0 of $c0); cq_count=16 cq_period=$SHARE_PERIOD $((WIN_EV * 1000 / WIN_C)) events, $((WIN_WK * 1000 / WIN_C)) wakeups ($WIN_EV/$WIN_WK of $WIN_C); sw_moder_timer_fires $(ep_stat srv sw_moder_timer_fires)"
+	[ $((WIN_EV * c0 * SHARE_FACTOR)) -le $((e0 * WIN_C)) ] ||
+		{ fail "events per completion on the shared CQ did not drop $SHARE_FACTOR times"; return 1; }
+	[ $((WIN_WK * c0 * SHARE_FACTOR)) -le $((w0 * WIN_C)) ] ||
+		{ fail "wakeups per completion on the shared CQ did not drop $SHARE_FACTOR times"; return 1; }
+	expect_eq "$(ep_attr srv moderation_effective)" "$want" "srv moderation_effective after" ||
+		return 1
+	clients_stop 3 || return 1
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
 }
 
 # One QP forced into error (the client's side of cli2's connection): the
