@@ -402,9 +402,9 @@ void cqn_cq_drain_end(struct cqn_cq *c)
  * completions of its work requests may already sit in the CQ, and must
  * reach its handlers before its buffers are freed. Own modes: the engine
  * pauses, the CQ (and software moderation's staging) is emptied here, and
- * the engine resumes in its mode. The core's modes process their CQ
- * themselves, in their own context: nothing is done for them (a late
- * completion there is the one case left, see design.rst).
+ * the engine resumes in its mode. The core's modes: the core's processing
+ * is stopped, the CQ emptied here and the core started again
+ * (cqn_cq_core_flush()).
  *
  * Bounded: completions are handed over in CQ order, staged ones first, so
  * once as many as the CQ and the staging can hold were handed over, all
@@ -419,7 +419,7 @@ int cqn_cq_flush(struct cqn_cq *c)
 	int n, done = 0, limit;
 
 	if (c->mode_ops->core)
-		return 0;
+		return cqn_cq_core_flush(c);
 	cqn_cq_quiesce(c, CQN_CQS_PAUSED);
 	limit = c->cq->cqe + CQN_SW_MODER_MAX_COUNT;
 	do {

@@ -209,12 +209,14 @@ struct cqn_cq_guard {
  * @dim_level: the level of the core's DIM the comp_handler saw last; a new
  *	one counts in ``core_dim_changes``
  * @dim_moved: the comp_handler saw the core's DIM leave its first level
+ * @held: cqn_cq_core_flush() runs: the comp_handler passes no event on
  */
 struct cqn_cq_core {
 	void (*handler)(struct ib_cq *cq, void *ctx);
 	bool has_dim;
 	u8 dim_level;
 	bool dim_moved;
+	bool held;
 };
 
 /**
@@ -358,6 +360,7 @@ extern const struct cqn_cq_mode_ops cqn_cq_poll_ops;
 extern const struct cqn_cq_mode_ops cqn_cq_softirq_ops;
 extern const struct cqn_cq_mode_ops cqn_cq_workqueue_ops;
 void cqn_cq_core_forget_dim(struct cqn_cq *c);
+int cqn_cq_core_flush(struct cqn_cq *c);
 bool cqn_cq_core_dim_level(struct cqn_cq *c, u8 *level);
 
 /* src/cq_moder.c */

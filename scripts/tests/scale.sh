@@ -16,6 +16,7 @@ ALL_TESTS="
 	share_sw_moderation_per_cq
 	share_one_qp_error_spares_the_others
 	share_overflow_takes_down_exactly_its_qps
+	share_core_mode_qp_leaves
 	share_cq_per_device
 	share_bad_input
 	share_cpu_client_connections
@@ -423,10 +424,17 @@ share_sw_moderation_per_cq()
 # serving the other two, which see nothing.
 share_one_qp_error_spares_the_others()
 {
+	one_qp_error
+}
+
+# one_qp_error [ATTR=VALUE...]: share_one_qp_error_spares_the_others with
+# those server attributes.
+one_qp_error()
+{
 	local v1 v3 e0
 
 	setup || return 1
-	start_server cq_share=endpoint max_conns=3 || return 1
+	start_server cq_share=endpoint max_conns=3 "$@" || return 1
 	clients_running 3 reconnect=1 || return 1
 	expect_write "$CQN_DFS/cli2/fault_qp_error" 1 || return 1
 	wait_stat 60 cli2 reconnects -ge 1 || return 1
@@ -454,10 +462,17 @@ share_one_qp_error_spares_the_others()
 # engine and lose nothing; the QP on the other engine sees nothing.
 share_overflow_takes_down_exactly_its_qps()
 {
+	cq_overflow_case
+}
+
+# cq_overflow_case [ATTR=VALUE...]: share_overflow_takes_down_exactly_its_qps
+# with those server attributes.
+cq_overflow_case()
+{
 	local i
 
 	setup || return 1
-	start_server cq_share=endpoint max_conns=4 || return 1
+	start_server cq_share=endpoint max_conns=4 "$@" || return 1
 	endless_client cli1 reconnect=1 || return 1
 	expect_write "$CQN_DFS/srv/fault_cq_undersize" 8 || return 1
 	# Two light QPs (a message at a time, 50 a second) share the small CQ
@@ -487,6 +502,34 @@ share_overflow_takes_down_exactly_its_qps()
 	cqs_expect srv 0 || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
+}
+
+# A QP leaves a shared CQ in the core's modes (softirq, workqueue), the
+# others staying on it: one forced into error is drained through the
+# core's polling and destroyed while the two others lose nothing and never
+# reconnect (one_qp_error, the core counting events again after the
+# drain); a shared CQ made small and overrun takes its three QPs down one
+# after the other, and the first ones' drains end short (the overflow
+# dropped their markers or completions) while the others are still on the
+# CQ: the core's CQ is emptied before each leaves (cqn_cq_core_flush(),
+# the kernel log says how many completions it took), so no late
+# completion reaches freed buffers (the debug kernel's KASAN judges), and
+# they come back on the sound CQ losing nothing (cq_overflow_case).
+share_core_mode_qp_leaves()
+{
+	local mode mark re="srv: connection [0-9]+: drain ended short; [0-9]+ completions taken from its shared CQ"
+
+	for mode in softirq workqueue; do
+		one_qp_error cq_mode=$mode || { fail "$mode: one QP's error"; return 1; }
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		mark=${#CQN_KLOG[@]}
+		cq_overflow_case cq_mode=$mode || { fail "$mode: a shared CQ's overflow"; return 1; }
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		cqn_klog_match "$mark" "$re"
+		echo "figure: $mode: $KLOG_NMATCH short drains on a shared CQ others kept: $(sed 's/.*drain ended short; //' <<<"$KLOG_MATCHES" | xargs)"
+		[ "$KLOG_NMATCH" -ge 1 ] ||
+			{ fail "$mode: no QP left the overrun CQ after a short drain (no '$re' in the log)"; return 1; }
+	done
 }
 
 # A server listening on every address, with connections over rxe and over
