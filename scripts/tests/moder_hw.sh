@@ -436,8 +436,9 @@ shared_window()
 hw_shared_cq()
 {
 	local mode i e0 c0 mc rate=$((COUNT_RATE / 3)) want="hw count=$COUNT_N period=$CAP_PERIOD"
-	local n=$COUNT_N
+	local n=$COUNT_N pace="$((COUNT_RATE / 3)) msg/s each"
 
+	[ "$COUNT_RATE" = 0 ] && pace=unpaced
 	setup || return 1
 	for mode in event softirq; do
 		start_server cq_share=endpoint max_conns=3 cq_mode=$mode || return 1
@@ -463,7 +464,7 @@ hw_shared_cq()
 			return 1
 		shared_window 100 || return 1
 		shared_window 300 || return 1
-		echo "figure: $mode, one shared CQ, 3 QPs, 3 clients at $rate msg/s each, events per 1000 server completions: unmoderated $(per_k "$e0" "$c0") ($e0 events, $c0 completions), $want $(per_k "$WIN_EV" "$WIN_C") ($WIN_EV events, $WIN_C completions)"
+		echo "figure: $mode, one shared CQ, 3 QPs, 3 clients $pace, events per 1000 server completions: unmoderated $(per_k "$e0" "$c0") ($e0 events, $c0 completions), $want $(per_k "$WIN_EV" "$WIN_C") ($WIN_EV events, $WIN_C completions)"
 		[ "$WIN_EV" -gt 0 ] || { fail "$mode: no event on the moderated shared CQ"; return 1; }
 		[ $((WIN_C * 10)) -ge $((WIN_EV * n * 8)) ] ||
 			{ fail "$mode: $WIN_C completions for $WIN_EV events on the shared CQ (fewer than $n each)"; return 1; }
