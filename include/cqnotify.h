@@ -38,6 +38,9 @@
  * destroyed by the reaper (ep->reap_work), the one place connections die.
  * A handler may take ep->tune_lock (a new connection catching up with a
  * live change): whoever holds it never waits for a handler or the reaper.
+ * A handler finds its connection through the id's QP (id->qp->qp_context):
+ * the reaper destroys the id before the QP (as nvme-rdma does), so no
+ * handler runs once the QP and the connection go (cqn_conn_destroy()).
  */
 #ifndef _CQNOTIFY_H
 #define _CQNOTIFY_H
@@ -215,8 +218,9 @@ struct cqn_conn {
  * struct cqn_role_ops - what a role adds to the connections and the
  * endpoint that know no role
  * @created: why a new connection exists (its first cqn_conn_state event)
- * @owns_id: destroying a connection destroys its rdma_cm id (a server's
- *	child id; a client's id belongs to its endpoint's connection slot)
+ * @take_id: the reaper is destroying @conn: the rdma_cm id to destroy with
+ *	it (a server's child id; a client's slot gives its id up, the slot
+ *	connects again with a new one), or NULL; process context
  * @one_conn: does the endpoint have one connection at a time, which its
  *	debugfs stats name (a client of connections=1)? NULL for no
  * @conn_limit: the most connections the endpoint has at once (a client's
@@ -252,7 +256,7 @@ struct cqn_conn {
  */
 struct cqn_role_ops {
 	const char *created;
-	bool owns_id;
+	struct rdma_cm_id *(*take_id)(struct cqn_conn *conn);
 	bool (*one_conn)(const struct cqn_endpoint *ep);
 	u32 (*conn_limit)(const struct cqn_endpoint *ep);
 	struct cqn_conn *(*conn_alloc)(struct cqn_endpoint *ep, struct rdma_cm_id *cm_id);

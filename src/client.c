@@ -628,16 +628,46 @@ static void cqn_client_release(struct cqn_endpoint *ep)
 	kvfree(slots);
 }
 
-/* Device removal: does one of the slots' ids sit on @ibdev? */
+/*
+ * Device removal: does one of the slots' ids sit on @ibdev? Under
+ * ep->state_lock: the reaper takes a slot's id under it before it destroys
+ * the id (cqn_client_take_id()).
+ */
 static bool cqn_client_on_device(struct cqn_endpoint *ep, struct ib_device *ibdev)
 {
+	struct rdma_cm_id *id;
+	bool on = false;
 	u32 i;
 
 	lockdep_assert_held(&ep->lock);
-	for (i = 0; i < ep->clt.nslots; i++)
-		if (ep->clt.slots[i].cm_id && ep->clt.slots[i].cm_id->device == ibdev)
-			return true;
-	return false;
+	spin_lock_irq(&ep->state_lock);
+	for (i = 0; i < ep->clt.nslots && !on; i++) {
+		id = ep->clt.slots[i].cm_id;
+		on = id && id->device == ibdev;
+	}
+	spin_unlock_irq(&ep->state_lock);
+	return on;
+}
+
+/*
+ * The reaper destroys a connection, and its slot's id first (which waits
+ * for the id's handlers): the slot connects again, if it does, with a new
+ * id (cqn_client_reconnect_work() flushes the reaper before it looks).
+ * The id is the connection's own, the one it was created on.
+ */
+static struct rdma_cm_id *cqn_client_take_id(struct cqn_conn *conn)
+{
+	struct cqn_clt_slot *slot = to_clt(conn)->slot;
+	struct cqn_endpoint *ep = conn->ep;
+	struct rdma_cm_id *id = NULL;
+
+	spin_lock_irq(&ep->state_lock);
+	if (slot->cm_id == conn->cm_id) {
+		id = slot->cm_id;
+		WRITE_ONCE(slot->cm_id, NULL);
+	}
+	spin_unlock_irq(&ep->state_lock);
+	return id;
 }
 
 /**
@@ -830,6 +860,7 @@ const struct cqn_role_ops cqn_client_ops = {
 	.stop = cqn_client_stop,
 	.release = cqn_client_release,
 	.on_device = cqn_client_on_device,
+	.take_id = cqn_client_take_id,
 	.established = cqn_client_established,
 	.lost = cqn_client_conn_lost,
 	.peer_left = cqn_client_peer_left,

@@ -100,10 +100,14 @@ static void cqn_cm_conn_event(struct cqn_conn *conn, struct rdma_cm_id *id,
 		spin_lock_bh(&conn->lock);
 		conn->established = true;
 		spin_unlock_bh(&conn->lock);
-		/* A server's first message may fail it before ESTABLISHED is seen. */
-		if (!READ_ONCE(conn->dead))
-			trace_cqn_conn_state(conn, "connecting", "established",
-					     "rdma_cm ESTABLISHED");
+		/*
+		 * A server's first message may fail it before ESTABLISHED is
+		 * seen, and the reaper may be tearing it down (its id goes
+		 * after the drain): a connection already closed starts nothing.
+		 */
+		if (READ_ONCE(conn->dead))
+			break;
+		trace_cqn_conn_state(conn, "connecting", "established", "rdma_cm ESTABLISHED");
 		if (ep->role->established)
 			ep->role->established(conn);
 		break;

@@ -289,13 +289,21 @@ static void cqn_conn_retire(struct cqn_conn *conn)
 /**
  * cqn_conn_destroy() - tear a connection down, in the reverse order of create
  * @conn: the connection, no longer on any endpoint list but the reaper's
- * @destroy_id: also destroy its rdma_cm id, if the role's connections own
- *	theirs (false when the rdma_cm will, because a handler returns non-zero)
+ * @destroy_id: the reaper destroys it: its rdma_cm id goes too (the role's
+ *	take_id() says which); false in an rdma_cm handler of the id, whose
+ *	id stays (the rdma_cm destroys it when the handler returns non-zero)
  *
  * Leaves the endpoint (cqn_conn_publish()'s undoing), stops (disconnect,
  * bounded drain), then undoes cqn_conn_create()'s steps in reverse: the
  * CQ goes before the buffers, so that after a drain that gave up a core
  * mode's CQ cannot hand a late completion to a freed buffer's done().
+ *
+ * The id goes before the QP, as in nvme-rdma: a handler finds its
+ * connection through id->qp, which it reads without the rdma_cm's locks,
+ * and rdma_destroy_id() waits for the id's handlers; destroyed the other
+ * way round, a handler could read a QP freed under it (KASAN saw one on a
+ * client's id, which outlived its connection). A handler that runs in
+ * between finds the connection closed and starts nothing.
  *
  * Context: process context, not an rdma_cm handler of this id when
  * @destroy_id is true.
@@ -303,15 +311,20 @@ static void cqn_conn_retire(struct cqn_conn *conn)
 void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 {
 	struct cqn_endpoint *ep = conn->ep;
+	struct rdma_cm_id *id;
 
 	cqn_conn_stop(conn);
 	cqn_debugfs_conn_destroy(conn);
-	cqn_conn_destroy_qp(conn);
+	id = destroy_id ? ep->role->take_id(conn) : NULL;
+	if (id) {
+		rdma_destroy_id(id);
+		ib_destroy_qp(conn->qp);
+	} else {
+		cqn_conn_destroy_qp(conn);
+	}
 	cqn_conn_cq_exit(conn);
 	cqn_conn_free_rings(conn);
 	cqn_conn_free_pd(conn);
-	if (destroy_id && ep->role->owns_id)
-		rdma_destroy_id(conn->cm_id);
 	cqn_conn_retire(conn);
 	cqn_conn_free_stack_exit(conn);
 	cqn_stats_destroy(&conn->stats);

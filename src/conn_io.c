@@ -100,7 +100,7 @@ static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
 					   enum dma_data_direction dir,
 					   void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
-	struct cqn_buf *ring = cqn_ring_alloc(conn->cm_id->device, n, conn->msg_size, dir, done);
+	struct cqn_buf *ring = cqn_ring_alloc(conn->pd->device, n, conn->msg_size, dir, done);
 	u32 i;
 
 	for (i = 0; ring && i < n; i++)
@@ -111,7 +111,8 @@ static struct cqn_buf *cqn_conn_alloc_ring(struct cqn_conn *conn, u32 n,
 static void cqn_conn_free_ring(struct cqn_conn *conn, struct cqn_buf *ring, u32 n,
 			       enum dma_data_direction dir)
 {
-	cqn_ring_free(conn->cm_id->device, ring, n, conn->msg_size, dir);
+	/* The id may be gone already (cqn_conn_destroy()): the PD is not. */
+	cqn_ring_free(conn->pd->device, ring, n, conn->msg_size, dir);
 }
 
 /**
@@ -235,7 +236,7 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
 	};
 	int ret;
 
-	ib_dma_sync_single_for_device(conn->cm_id->device, b->dma, len, DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(conn->pd->device, b->dma, len, DMA_TO_DEVICE);
 	ret = ib_post_send(conn->qp, &wr, NULL);
 	if (!ret)
 		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);

@@ -75,7 +75,7 @@ static void cqn_server_malformed(struct cqn_conn *conn, u32 len, u32 claimed)
  */
 static int cqn_server_echo(struct cqn_conn *conn, struct cqn_buf *rb, u32 len, bool solicited)
 {
-	struct ib_device *dev = conn->cm_id->device;
+	struct ib_device *dev = conn->pd->device;
 	struct cqn_buf *sb;
 	u32 claimed;
 	int ret;
@@ -282,13 +282,19 @@ static const char *cqn_server_peer_left(struct cqn_conn *conn)
 	return NULL;
 }
 
+/* A connection owns the child id its connect request came on. */
+static struct rdma_cm_id *cqn_server_take_id(struct cqn_conn *conn)
+{
+	return conn->cm_id;
+}
+
 /*
  * cqn_server_ops - the server's role: a connection per connect request,
  * each echoing what arrives; the endpoint runs until it is disabled
  */
 const struct cqn_role_ops cqn_server_ops = {
 	.created = "connect request",
-	.owns_id = true,
+	.take_id = cqn_server_take_id,
 	.conn_alloc = cqn_server_conn_alloc,
 	.conn_free = cqn_server_conn_free,
 	.recv_done = cqn_server_recv_done,
