@@ -389,9 +389,14 @@ multi_conn_shared_cq()
 	ep_enable cli 0 || return 1
 	check_stopped cli || return 1
 	expect_eq "$(ep_stat cli err_lost)" 0 "cli err_lost" || return 1
-	expect_eq "$(ep_stat cli wc_lost)" 0 "cli wc_lost" || return 1
+	# siw drops the sends in flight when a QP goes to error, without a
+	# completion, which teardown counts as wc_lost (as scale.sh's
+	# clients_stop allows there; seen: 5 of 8 connections' sends on the
+	# debug kernel); rxe never does. Every work request is accounted for.
+	[ "$CQN_PROVIDER" != rxe ] || expect_eq "$(ep_stat cli wc_lost)" 0 "cli wc_lost" || return 1
+	check_accounted cli || return 1
 	wait_stat 60 srv conns_active = 0 || return 1
-	echo "figure: 8 connections on one shared CQ: ${cqs[0]}"
+	echo "figure: 8 connections on one shared CQ: ${cqs[0]}; cli wc_lost $(ep_stat cli wc_lost)"
 	ep_remove cli srv
 }
 
