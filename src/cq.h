@@ -331,6 +331,7 @@ static inline void cqn_cq_kick(struct cqn_cq *c)
 }
 
 /* src/cq_process.c */
+void cqn_cq_hand_over(struct cqn_cq *c, struct ib_cq *cq, struct ib_wc *wcs, int n);
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep);
 int cqn_cq_arm(struct cqn_cq *c);

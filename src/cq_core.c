@@ -110,7 +110,7 @@ const struct cqn_cq_mode_ops cqn_cq_workqueue_ops = {
 int cqn_cq_core_flush(struct cqn_cq *c)
 {
 	struct ib_cq *cq = c->cq;
-	int i, n, done = 0;
+	int n, done = 0;
 
 	WRITE_ONCE(c->core.held, true);
 	synchronize_rcu();
@@ -121,15 +121,7 @@ int cqn_cq_core_flush(struct cqn_cq *c)
 	do {
 		local_bh_disable();
 		n = ib_poll_cq(cq, min(CQN_POLL_BATCH, cq->cqe - done), c->wcs);
-		for (i = 0; i < n; i++) {
-			struct ib_wc *wc = &c->wcs[i];
-
-			if (wc->wr_cqe)
-				wc->wr_cqe->done(cq, wc);
-			else
-				pr_warn_ratelimited("%s: completion without wr_cqe, status %s\n",
-						    c->name, ib_wc_status_msg(wc->status));
-		}
+		cqn_cq_hand_over(c, cq, c->wcs, n);
 		local_bh_enable();
 		done += max(n, 0);
 		cond_resched();

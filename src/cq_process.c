@@ -45,6 +45,32 @@ static int cqn_cq_take(struct cqn_cq *c, struct ib_wc *wcs, int max, bool *more)
 }
 
 /**
+ * cqn_cq_hand_over() - hand polled completions to their handlers
+ * @c: the engine (for the log message)
+ * @cq: the CQ they were polled from
+ * @wcs: the completions
+ * @n: how many
+ *
+ * Each goes to wc->wr_cqe->done(); one without a wr_cqe is logged.
+ *
+ * Context: the context that polled them.
+ */
+void cqn_cq_hand_over(struct cqn_cq *c, struct ib_cq *cq, struct ib_wc *wcs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct ib_wc *wc = &wcs[i];
+
+		if (wc->wr_cqe)
+			wc->wr_cqe->done(cq, wc);
+		else
+			pr_warn_ratelimited("%s: completion without wr_cqe, status %s\n",
+					    c->name, ib_wc_status_msg(wc->status));
+	}
+}
+
+/**
  * cqn_cq_process() - one wakeup of the consumer
  * @c: the engine
  * @budget: the most completions to hand over
@@ -59,7 +85,7 @@ static int cqn_cq_take(struct cqn_cq *c, struct ib_wc *wcs, int max, bool *more)
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 {
 	u64 t0 = ktime_get_ns();
-	int i, n, done = 0;
+	int n, done = 0;
 	bool more = true;
 
 	while (done < budget && more) {
@@ -69,15 +95,7 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 			cqn_stat_inc(c->stats, CQN_STAT_cq_empty_polls);
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			struct ib_wc *wc = &c->wcs[i];
-
-			if (wc->wr_cqe)
-				wc->wr_cqe->done(c->cq, wc);
-			else
-				pr_warn_ratelimited("%s: completion without wr_cqe, status %s\n",
-						    c->name, ib_wc_status_msg(wc->status));
-		}
+		cqn_cq_hand_over(c, c->cq, c->wcs, n);
 		done += n;
 	}
 	if (done) {
