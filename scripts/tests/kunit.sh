@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the cqnotify KUnit suites (cqnotify_test.ko) in the debug kernel and turn
-# their KTAP results into one line per test case.
+# Run the cqnotify KUnit suites (cqnotify_test.ko) and the moderating rxe's
+# (rxe_cq_moder_test.ko) in the debug kernel and turn their KTAP results
+# into one line per test case.
 . "$(dirname "$0")/lib.sh"
 
 # Parse one suite's debugfs KTAP: case lines sit at one level of indentation
@@ -55,4 +56,19 @@ if [ "$n" -ne "$want" ]; then
 	rc=1
 fi
 rmmod cqnotify_test && rmmod cqnotify && rmmod cqnotify_configfs || { echo "not ok - kunit@$CQN_KLABEL: unloading the test modules"; rc=1; }
+
+# The moderating rxe's own KUnit suite (scripts/rxe-patches/, patch 0002:
+# its moderation decisions, header-only, so the module needs no rxe).
+# scripts/build-rxe debug builds it beside the patched rdma_rxe.ko.
+rxe_test=$CQN_TOP/build/rxe-debug/rxe_cq_moder_test.ko
+if [ ! -f "$rxe_test" ]; then
+	echo "not ok - kunit@$CQN_KLABEL: $rxe_test missing: run scripts/build-rxe debug on the host"
+	rc=1
+elif ! insmod "$rxe_test"; then
+	echo "not ok - kunit@$CQN_KLABEL: insmod rxe_cq_moder_test.ko"
+	rc=1
+else
+	kunit_report rxe_cq_moder || rc=1
+	rmmod rxe_cq_moder_test || { echo "not ok - kunit@$CQN_KLABEL: unloading rxe_cq_moder_test"; rc=1; }
+fi
 exit $rc
