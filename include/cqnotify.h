@@ -484,6 +484,7 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev);
 /* src/ep_conns.c */
 void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum);
 void cqn_ep_stats_reset(struct cqn_endpoint *ep);
+u32 cqn_ep_conns_closing(struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);

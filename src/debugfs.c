@@ -124,6 +124,7 @@ static void cqn_ep_print_stats(struct seq_file *m, struct cqn_endpoint *ep,
 {
 	cqn_stats_print(m, sum);
 	seq_printf(m, "conns_active %u\n", READ_ONCE(ep->nconns));
+	seq_printf(m, "conns_closing %u\n", cqn_ep_conns_closing(ep));
 	cqn_srq_show(m, ep);
 	cqn_ep_print_client_ids(m, ep);
 	cqn_debugfs_print_rates(m, sum, cqn_ep_run_ns(ep));

@@ -39,6 +39,32 @@ void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
 }
 
 /**
+ * cqn_ep_conns_closing() - connections closed but not yet torn down
+ * @ep: the endpoint
+ *
+ * A connection leaves ``conns_active`` when it is closed and is torn down
+ * by the reaper afterwards: drained (a drain on a broken CQ waits for its
+ * marker up to its timeout), destroyed, its work requests accounted. Until
+ * this is 0 as well, the endpoint's accounting may not balance yet.
+ *
+ * Context: process context; takes @ep->state_lock.
+ * Return: the connections on @ep->dead and @ep->reaping.
+ */
+u32 cqn_ep_conns_closing(struct cqn_endpoint *ep)
+{
+	struct cqn_conn *conn;
+	u32 n = 0;
+
+	spin_lock_irq(&ep->state_lock);
+	list_for_each_entry(conn, &ep->dead, node)
+		n++;
+	list_for_each_entry(conn, &ep->reaping, node)
+		n++;
+	spin_unlock_irq(&ep->state_lock);
+	return n;
+}
+
+/**
  * cqn_ep_stats_reset() - zero every counter of the endpoint
  * @ep: the endpoint
  *

@@ -265,7 +265,7 @@ cqn_run_suite()
 # check_accounted EP: every work request the endpoint posted completed
 # (successfully, in error or flushed), was counted lost, or (srq=1) is a
 # receive still posted to an SRQ or discarded with it. Meaningful once its
-# connections are destroyed (conns_active 0, conns_closed counted). One
+# connections are gone (conns_active and conns_closing 0: wait_conns_gone). One
 # snapshot of the stats.
 check_accounted()
 {
@@ -282,6 +282,14 @@ accounting()
 {
 	ep_stats "$1" || return 1
 	echo "posted ${STATS[wr_posted]} = sent ${STATS[msgs_sent]} + received ${STATS[msgs_received]} + errors ${STATS[wc_errors]} + flushed ${STATS[wc_flushed]} + lost ${STATS[wc_lost]} + srq queued ${STATS[srq_recvs_queued]} + srq discarded ${STATS[srq_recvs_discarded]}"
+}
+
+# wait_conns_gone SECS EP: EP has no connection left, alive or closing
+# (conns_closing: closed, still being torn down; their work requests are
+# accounted when they are gone, so check_accounted waits for this).
+wait_conns_gone()
+{
+	wait_stat "$1" "$2" conns_active = 0 && wait_stat "$1" "$2" conns_closing = 0
 }
 
 # check_stopped CLIENT: a client stopped mid-stream lost nothing it got back.

@@ -480,7 +480,7 @@ hw_shared_cq()
 			expect_eq "$(ep_stat "cli$i" err_lost)" 0 "cli$i err_lost" || return 1
 			expect_eq "$(ep_stat "cli$i" wc_lost)" 0 "cli$i wc_lost" || return 1
 		done
-		wait_stat 60 srv conns_active = 0 || return 1
+		wait_conns_gone 60 srv || return 1
 		check_accounted srv || return 1
 		expect_eq "$(ep_stat srv wc_lost)" 0 "srv wc_lost" || return 1
 		ep_remove cli1 cli2 cli3 srv
@@ -574,7 +574,7 @@ hw_exactly_once()
 		ep_enable cli 0 || return 1
 		check_stopped cli || return 1
 		expect_eq "$(ep_stat cli wc_errors)" 0 "[${cfg:-next_comp}] client wc_errors" || return 1
-		wait_stat 30 srv conns_active = 0 || return 1
+		wait_conns_gone 30 srv || return 1
 		# A send whose acknowledgement the disconnect overtook completes
 		# flushed on the client and received on the server: at least
 		# every message the client saw sent, at most every one it posted.
@@ -590,7 +590,7 @@ hw_exactly_once()
 		check_clean_run cli $((N / 2)) || return 1
 		wait_stat 30 srv conns_closed -ge 1 || return 1
 		ep_remove cli
-		wait_stat 30 srv conns_active = 0 || return 1
+		wait_conns_gone 30 srv || return 1
 		check_accounted srv || return 1
 		expect_eq "$(ep_stat srv msgs_received)" $((streamed + N / 2)) \
 			"[${cfg:-next_comp}] server received" || return 1
@@ -633,7 +633,7 @@ hw_overflow_and_destroy()
 		check_stopped cli || return 1
 		ep_remove cli
 	done
-	wait_stat 30 srv conns_active = 0 || return 1
+	wait_conns_gone 30 srv || return 1
 	check_accounted srv || return 1
 	reliability faults=1
 	ep_remove srv
