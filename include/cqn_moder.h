@@ -60,7 +60,9 @@ enum cqn_window_outcome {
 };
 
 bool cqn_sw_moder_params(u32 cq_count, u32 cq_period, struct cqn_moder *eff);
-u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u64 now_ns, u64 deadline_ns);
+u64 cqn_sw_moder_gap(u32 pending, u64 first_ns, u64 now_ns, u64 prev_ns);
+u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u32 pending, u64 gap_ns, u64 now_ns,
+			    u64 deadline_ns);
 enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pending,
 					     u64 first_ns, u64 now_ns, u64 *deadline_ns);
 bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_period,

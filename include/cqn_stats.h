@@ -53,6 +53,7 @@
  * @CQN_STAT_moder_changes: see Documentation/admin-guide.rst
  * @CQN_STAT_core_dim_changes: see Documentation/admin-guide.rst
  * @CQN_STAT_sw_moder_timer_fires: see Documentation/admin-guide.rst
+ * @CQN_STAT_sw_moder_looks: see Documentation/admin-guide.rst
  * @CQN_STAT_cpu_ns: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_watchdog_fires: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_fallbacks: see Documentation/admin-guide.rst
@@ -112,6 +113,7 @@ enum cqn_stat {
 	CQN_STAT_moder_changes,
 	CQN_STAT_core_dim_changes,
 	CQN_STAT_sw_moder_timer_fires,
+	CQN_STAT_sw_moder_looks,
 	CQN_STAT_cpu_ns,
 	CQN_STAT_cq_watchdog_fires,
 	CQN_STAT_cq_fallbacks,

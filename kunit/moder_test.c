@@ -42,16 +42,105 @@ static void cqn_moder_test_count_reached(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_sw_moder_decide(&m, 40, 1000, 1000, &dl), CQN_SWM_DISPATCH);
 }
 
-/* A held CQ is looked at every quarter period, 20 us apart at least, never after the deadline. */
+/*
+ * With no gap known a held CQ is looked at every quarter period, 20 us apart
+ * at least, never after the deadline.
+ */
 static void cqn_moder_test_next_check(struct kunit *test)
 {
 	struct cqn_moder m = { .count = 16, .period_us = 1000 };
 	struct cqn_moder tiny = { .count = 16, .period_us = 8 };
 
-	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, US(100), US(1100)), US(350));
-	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, US(1000), US(1100)), US(1100));
-	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, US(0), US(8)), US(8));
-	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, US(0), US(100)), US(20));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 1, 0, US(100), US(1100)), US(350));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 1, 0, US(1000), US(1100)), US(1100));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, 1, 0, US(0), US(8)), US(8));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&tiny, 1, 0, US(0), US(100)), US(20));
+}
+
+/* With a gap known the look comes when the count is expected, within its bounds. */
+static void cqn_moder_test_next_check_gap(struct kunit *test)
+{
+	struct cqn_moder m = { .count = 16, .period_us = 4000 };
+
+	/* 6 more at 100 us apart: 600 us from now. */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 10, US(100), US(0), US(4000)), US(600));
+	/* Expected after a quarter period: a quarter period (the rate may change). */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 6, US(150), US(0), US(4000)), US(1000));
+	/* Expected at once: not sooner than 20 us. */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 15, US(5), US(0), US(4000)), US(20));
+	/* Never after the deadline. */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 10, US(100), US(3800), US(4000)),
+			US(4000));
+	/* Count already reached (the caller dispatches): the quarter period bound. */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_next_check(&m, 16, US(100), US(0), US(4000)), US(1000));
+}
+
+static void cqn_moder_test_gap(struct kunit *test)
+{
+	/* Nothing to go by: the previous estimate stands. */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_gap(0, US(0), US(500), US(7)), US(7));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_gap(1, US(0), US(500), US(7)), US(7));
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_gap(8, US(500), US(500), 0), 0ULL);
+	/* 10 completions over 1000 us: 100 us apart (a little early, never late). */
+	KUNIT_EXPECT_EQ(test, cqn_sw_moder_gap(10, US(100), US(1100), US(7)), US(100));
+}
+
+/*
+ * One hold of paced completions, one every @g ns from the first at 0, as
+ * the engine runs it: stage, decide, plan the next look. Returns when the
+ * hold ended; *@est carries the gap estimate into the next hold.
+ */
+static u64 cqn_moder_test_one_hold(struct kunit *test, const struct cqn_moder *m, u64 g,
+				   u64 *est, u32 *looks)
+{
+	enum cqn_sw_moder_action a;
+	u64 now = 0, dl = 0;
+	u32 n = 1;
+
+	*looks = 0;
+	for (;;) {
+		*est = cqn_sw_moder_gap(n, 0, now, *est);
+		a = cqn_sw_moder_decide(m, n, 0, now, &dl);
+		if (a != CQN_SWM_WAIT)
+			break;
+		now = cqn_sw_moder_next_check(m, n, *est, now, dl);
+		n = min_t(u64, div64_u64(now, g) + 1, CQN_SW_MODER_MAX_COUNT);
+		(*looks)++;
+	}
+	KUNIT_EXPECT_EQ(test, a, CQN_SWM_DISPATCH);
+	return now;
+}
+
+/*
+ * Paced completions: once a hold has shown how far apart they come, the
+ * looks the engine plans end the next hold within a gap (plus the
+ * shortest look interval) of the count being reached, in a few looks, as
+ * a device would. The first hold has nothing to go by and looks every
+ * quarter period, so it may end up to a quarter period late.
+ */
+static void cqn_moder_test_hold_ends_at_count(struct kunit *test)
+{
+	static const u32 gaps_us[] = { 10, 50, 120, 180, 240, 260, 300 };
+	struct cqn_moder m = { .count = 16, .period_us = 4000 };
+	u64 quarter = US(m.period_us) / 4;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(gaps_us); i++) {
+		u64 g = US(gaps_us[i]), est = 0, end;
+		u64 reached = (u64)(m.count - 1) * g;
+		u64 limit = min_t(u64, reached, US(m.period_us));
+		u32 looks;
+
+		end = cqn_moder_test_one_hold(test, &m, g, &est, &looks);
+		KUNIT_EXPECT_LE_MSG(test, end, limit + quarter, "gap %u us, first hold",
+				    gaps_us[i]);
+		end = cqn_moder_test_one_hold(test, &m, g, &est, &looks);
+		KUNIT_EXPECT_LE_MSG(test, end, limit + g + US(CQN_SW_MODER_MIN_CHECK_US),
+				    "gap %u us: count reached at %llu ns, hold ended at %llu ns",
+				    gaps_us[i], reached, end);
+		KUNIT_EXPECT_LE(test, end, US(m.period_us));
+		KUNIT_EXPECT_LE_MSG(test, looks, 6U, "gap %u us", gaps_us[i]);
+	}
 }
 
 static void cqn_moder_test_period_expiry(struct kunit *test)
@@ -203,6 +292,9 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_count_reached),
 	KUNIT_CASE(cqn_moder_test_period_expiry),
 	KUNIT_CASE(cqn_moder_test_next_check),
+	KUNIT_CASE(cqn_moder_test_next_check_gap),
+	KUNIT_CASE(cqn_moder_test_gap),
+	KUNIT_CASE(cqn_moder_test_hold_ends_at_count),
 	KUNIT_CASE(cqn_moder_test_lone_never_stranded),
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),

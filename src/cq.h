@@ -157,6 +157,8 @@ struct cqn_cq_caps {
  * @head: first entry of @stage
  * @n: entries in @stage
  * @first_ns: when the oldest staged completion was taken
+ * @gap_ns: the time between completions the last hold showed (c->lock;
+ *	cqn_sw_moder_gap()), 0 before any
  */
 struct cqn_cq_moderation {
 	u32 kind;
@@ -172,6 +174,7 @@ struct cqn_cq_moderation {
 	u32 head;
 	u32 n;
 	u64 first_ns;
+	u64 gap_ns;
 };
 
 /**

@@ -29,13 +29,17 @@
  * their order is kept) and hands them to the consumer at once if
  * ``cq_count`` of them are staged. Otherwise it holds them and leaves the
  * CQ unarmed, so further completions raise no event; an hrtimer looks at
- * the CQ again every quarter period (at least 20 us apart), staging what
- * arrived, and wakes the consumer when the count is reached or
- * ``cq_period`` has passed since the first staged completion. Only then,
- * with nothing held, is the CQ armed again. A lone completion therefore
- * waits at most ``cq_period`` and is never stranded.
- * ``moderation_effective`` reads ``sw count=.. period=..``; wakeups made
- * because the period ran out are ``sw_moder_timer_fires``.
+ * the CQ again when the count is expected (the completions held so far
+ * over the time since the first say how far apart they come; at least
+ * 20 us and at most a quarter period apart), staging what arrived, and
+ * wakes the consumer when the count is reached or ``cq_period`` has passed
+ * since the first staged completion. Only then, with nothing held, is the
+ * CQ armed again. A lone completion therefore waits at most ``cq_period``
+ * and is never stranded; a hold ends within about one gap between
+ * completions of the count being reached.
+ * ``moderation_effective`` reads ``sw count=.. period=..``; the timer's
+ * looks are ``sw_moder_looks``, and the wakeups made because the period
+ * ran out ``sw_moder_timer_fires``.
  * cq_count 1 (or both 0) is off; a count without a period gets 100 us.
  * Poll mode never waits for events, and the core's modes own their
  * handler, so software moderation is off in them.
@@ -107,11 +111,12 @@ static enum cqn_cq_intake cqn_cq_sw_intake(struct cqn_cq *c)
 		spin_lock_irqsave(&c->lock, flags);
 		now = ktime_get_ns();
 		cqn_cq_stage(c, now);
+		m->gap_ns = cqn_sw_moder_gap(m->n, m->first_ns, now, m->gap_ns);
 		act = cqn_sw_moder_decide(&m->eff, m->n, m->first_ns, now, &deadline);
 		by_period = act == CQN_SWM_DISPATCH && m->n < m->eff.count &&
 			    m->n < CQN_SW_MODER_MAX_COUNT;
 		if (act == CQN_SWM_WAIT) {
-			next = cqn_sw_moder_next_check(&m->eff, now, deadline);
+			next = cqn_sw_moder_next_check(&m->eff, m->n, m->gap_ns, now, deadline);
 			m->timer_armed = true;
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
@@ -139,6 +144,7 @@ static enum hrtimer_restart cqn_cq_moder_timer_fn(struct hrtimer *t)
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!cqn_cq_live(c))
 		return HRTIMER_NORESTART;
+	cqn_stat_inc(c->stats, CQN_STAT_sw_moder_looks);
 	in = cqn_cq_sw_intake(c);
 	if (in == CQN_INTAKE_PERIOD)
 		cqn_stat_inc(c->stats, CQN_STAT_sw_moder_timer_fires);

@@ -119,24 +119,57 @@ enum cqn_sw_moder_action cqn_sw_moder_decide(const struct cqn_moder *m, u32 pend
 EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_decide);
 
 /**
+ * cqn_sw_moder_gap() - the time between completions, as a held CQ shows it
+ * @pending: completions staged since the first of them
+ * @first_ns: when the first of them was taken
+ * @now_ns: the time now
+ * @prev_ns: the previous estimate (0: none)
+ *
+ * @pending completions over the time since the first: a little short of
+ * the true gap (the window is counted from one gap before the first), so
+ * a look planned from it comes early rather than late. With fewer than
+ * two or no time passed there is nothing to go by, and @prev_ns stands.
+ *
+ * Context: any.
+ * Return: the estimate in nanoseconds, 0 if none.
+ */
+u64 cqn_sw_moder_gap(u32 pending, u64 first_ns, u64 now_ns, u64 prev_ns)
+{
+	if (pending < 2 || now_ns <= first_ns)
+		return prev_ns;
+	return div_u64(now_ns - first_ns, pending);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_gap);
+
+/**
  * cqn_sw_moder_next_check() - when to look at a held CQ again
  * @m: effective parameters from cqn_sw_moder_params()
+ * @pending: completions held
+ * @gap_ns: the expected time between completions, from
+ *	cqn_sw_moder_gap() (0: unknown)
  * @now_ns: the time now
  * @deadline_ns: the deadline cqn_sw_moder_decide() gave
  *
  * While software moderation holds completions the CQ is not armed (that is
- * what saves events); the engine polls it a few times per period to see
- * whether cq_count is reached: every quarter period, at least
- * CQN_SW_MODER_MIN_CHECK_US apart, and at the deadline at the latest.
+ * what saves events); the engine polls it to see whether cq_count is
+ * reached. It looks when the count is expected, (count - @pending) gaps
+ * from now, so the hold ends within about a gap of the count being
+ * reached, as a device's would; but at least CQN_SW_MODER_MIN_CHECK_US
+ * apart, at most a quarter period apart (the rate may change), and at the
+ * deadline at the latest. With no gap known, or no count, it looks every
+ * quarter period.
  *
  * Context: any.
  * Return: the time of the next look, never after @deadline_ns.
  */
-u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u64 now_ns, u64 deadline_ns)
+u64 cqn_sw_moder_next_check(const struct cqn_moder *m, u32 pending, u64 gap_ns, u64 now_ns,
+			    u64 deadline_ns)
 {
-	u64 step = max_t(u64, (u64)m->period_us * NSEC_PER_USEC / 4,
-			 CQN_SW_MODER_MIN_CHECK_US * NSEC_PER_USEC);
+	u64 min_step = CQN_SW_MODER_MIN_CHECK_US * NSEC_PER_USEC;
+	u64 step = max_t(u64, (u64)m->period_us * NSEC_PER_USEC / 4, min_step);
 
+	if (gap_ns && m->count > pending)
+		step = clamp_t(u64, (u64)(m->count - pending) * gap_ns, min_step, step);
 	return min(deadline_ns, now_ns + step);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_sw_moder_next_check);

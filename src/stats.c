@@ -52,6 +52,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_moder_changes] = "moder_changes",
 	[CQN_STAT_core_dim_changes] = "core_dim_changes",
 	[CQN_STAT_sw_moder_timer_fires] = "sw_moder_timer_fires",
+	[CQN_STAT_sw_moder_looks] = "sw_moder_looks",
 	[CQN_STAT_cpu_ns] = "cpu_ns",
 	[CQN_STAT_cq_watchdog_fires] = "cq_watchdog_fires",
 	[CQN_STAT_cq_fallbacks] = "cq_fallbacks",

@@ -11,6 +11,7 @@ ALL_TESTS="
 	every_mode_moves_traffic
 	live_changes_lose_nothing
 	sw_moderation_batches
+	sw_moderation_ends_at_count
 	adaptive_moderation_runs
 	busy_poll_lets_softirqs_run
 	solicited_only_traffic
@@ -32,6 +33,7 @@ ALL_TESTS="
 # from traffic, so its storm is the injected one (spurious_event_storm).
 [ "$CQN_KERNEL" = distro ] && CQN_SKIP[siw_provider]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 [ "$CQN_KERNEL" = debug ] && CQN_SKIP[event_storm_falls_back]="the debug kernel under TCG raises < 1 event/ms from traffic (spurious_event_storm covers the guard there)"
+[ "$CQN_KERNEL" = debug ] && CQN_SKIP[sw_moderation_ends_at_count]="the debug kernel under TCG paces too few completions into a quarter period to tell a look at the count from a look a quarter period later (the stock kernels run it)"
 TRACEFS=/sys/kernel/tracing
 
 setup()
@@ -377,6 +379,40 @@ sw_moderation_batches()
 	check_clean_run cli 20 || return 1
 	[ "$(ep_stat cli sw_moder_timer_fires)" -gt 0 ] ||
 		{ fail "pingpong under cq_count=64 needed no timer wakeup"; return 1; }
+	ep_remove cli srv
+}
+
+# A held CQ is looked at when cq_count is expected, so a hold ends soon
+# after the count is reached, as a device's would, not at the next look a
+# quarter period later. A paced stream of ENDS_RATE messages a second (two
+# completions each), ENDS_QD in flight, cq_count ENDS_COUNT and the longest
+# cq_period: the count comes in ENDS_COUNT / 2 ms, a quarter period holds
+# about 32 completions. Every hold must end within half the count of it
+# (completions per wakeup <= 1.5 x cq_count), in a few looks each.
+ENDS_RATE=1000
+ENDS_QD=32
+ENDS_COUNT=8
+ENDS_PERIOD=65535
+sw_moderation_ends_at_count()
+{
+	local n=$((ENDS_RATE * 2)) w c t looks
+
+	setup || return 1
+	start_server || return 1
+	ep_remove cli
+	run_client cli workload=stream queue_depth=$ENDS_QD msg_size=64 iterations=$n \
+		rate=$ENDS_RATE cq_count=$ENDS_COUNT cq_period=$ENDS_PERIOD || return 1
+	check_clean_run cli $n || return 1
+	w=$(ep_stat cli cq_wakeups) c=$(completions cli) t=$(ep_stat cli sw_moder_timer_fires)
+	looks=$(ep_stat cli sw_moder_looks)
+	echo "figure: paced $ENDS_RATE msg/s, cq_count=$ENDS_COUNT cq_period=$ENDS_PERIOD:" \
+		"$c completions in $w wakeups ($t by the period), $((c * 10 / w)) per 10 wakeups;" \
+		"$looks looks, $((looks * 10 / w)) per 10 wakeups; rtt_p99_ns $(ep_stat cli rtt_p99_ns)"
+	[ "$looks" -gt 0 ] || { fail "no timer look at a held CQ"; return 1; }
+	[ $((c * 2)) -le $((w * ENDS_COUNT * 3)) ] ||
+		{ fail "$c completions in $w wakeups: holds ran on past cq_count $ENDS_COUNT (more than 1.5x per wakeup)"; return 1; }
+	[ "$looks" -le $((w * 8)) ] ||
+		{ fail "$looks looks for $w wakeups: more than 8 per hold"; return 1; }
 	ep_remove cli srv
 }
 
