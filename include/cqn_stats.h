@@ -28,6 +28,7 @@
  * @CQN_STAT_bytes_received: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_flushed: see Documentation/admin-guide.rst
+ * @CQN_STAT_wc_duplicates: see Documentation/admin-guide.rst
  * @CQN_STAT_wc_lost: see Documentation/admin-guide.rst
  * @CQN_STAT_peer_errors: see Documentation/admin-guide.rst
  * @CQN_STAT_recv_ring_empty: see Documentation/admin-guide.rst
@@ -46,6 +47,7 @@
  * @CQN_STAT_cq_wakeups: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_arms: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_window_hits: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_window_yields: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_softirq_runs: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_softirq_yields: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
@@ -88,6 +90,7 @@ enum cqn_stat {
 	CQN_STAT_bytes_received,
 	CQN_STAT_wc_errors,
 	CQN_STAT_wc_flushed,
+	CQN_STAT_wc_duplicates,
 	CQN_STAT_wc_lost,
 	CQN_STAT_peer_errors,
 	CQN_STAT_recv_ring_empty,
@@ -106,6 +109,7 @@ enum cqn_stat {
 	CQN_STAT_cq_wakeups,
 	CQN_STAT_cq_arms,
 	CQN_STAT_cq_window_hits,
+	CQN_STAT_cq_window_yields,
 	CQN_STAT_cq_softirq_runs,
 	CQN_STAT_cq_softirq_yields,
 	CQN_STAT_cq_mode_switches,

@@ -108,6 +108,8 @@ struct cqn_srq_dev;
  * @idx: index in its ring
  * @len: bytes posted (send buffers), or received (a receive waiting for a
  *	send buffer)
+ * @flags: CQN_BUF_POSTED while its work request is outstanding
+ *	(cqn_conn_wc_dup())
  *
  * A receive completion names its connection in wc->qp->qp_context, whoever
  * owns the buffer; a buffer goes back where it came from
@@ -121,7 +123,11 @@ struct cqn_buf {
 	struct cqn_srq *srq;
 	u32 idx;
 	u32 len;
+	unsigned long flags;
 };
+
+/* cqn_buf.flags: its work request is posted and has not completed yet. */
+#define CQN_BUF_POSTED	0
 
 struct cqn_endpoint;
 
@@ -440,6 +446,7 @@ struct cqn_endpoint {
 };
 
 extern struct workqueue_struct *cqn_wq;
+extern struct workqueue_struct *cqn_spin_wq;
 extern struct workqueue_struct *cqn_reap_wq;
 
 /* src/device.c */
@@ -545,6 +552,7 @@ void cqn_conn_free_rings(struct cqn_conn *conn);
 void cqn_conn_drain(struct cqn_conn *conn);
 void cqn_conn_count_lost(struct cqn_conn *conn);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
+bool cqn_conn_wc_dup(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
 bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb);
 bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
 int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited);

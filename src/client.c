@@ -361,11 +361,14 @@ static void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
 	struct cqn_conn *conn = rb->conn;
 	struct cqn_clt_conn *cc = to_clt(conn);
-	bool ok = cqn_conn_wc_ok(conn, wc, "receive");
 	bool finished = false;
 	u64 now = ktime_get_ns();
+	bool ok;
 	int ret;
 
+	if (cqn_conn_wc_dup(conn, wc, "receive"))
+		return;
+	ok = cqn_conn_wc_ok(conn, wc, "receive");
 	spin_lock_bh(&conn->lock);
 	if (!cqn_conn_recv_taken(conn, wc, ok)) {
 		spin_unlock_bh(&conn->lock);

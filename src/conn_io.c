@@ -184,10 +184,13 @@ int cqn_conn_post_recv(struct cqn_conn *conn, u32 idx)
 	};
 	int ret;
 
+	set_bit(CQN_BUF_POSTED, &b->flags);
 	ret = ib_post_recv(conn->qp, &wr, NULL);
 	if (!ret) {
 		conn->posted_recv++;
 		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);
+	} else {
+		clear_bit(CQN_BUF_POSTED, &b->flags);
 	}
 	return ret;
 }
@@ -237,9 +240,12 @@ int cqn_conn_post_send(struct cqn_conn *conn, u32 idx, u32 len, bool solicited)
 	int ret;
 
 	ib_dma_sync_single_for_device(conn->pd->device, b->dma, len, DMA_TO_DEVICE);
+	set_bit(CQN_BUF_POSTED, &b->flags);
 	ret = ib_post_send(conn->qp, &wr, NULL);
 	if (!ret)
 		cqn_stat_inc(&conn->stats, CQN_STAT_wr_posted);
+	else
+		clear_bit(CQN_BUF_POSTED, &b->flags);
 	return ret;
 }
 
@@ -288,12 +294,41 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
 }
 
 /**
+ * cqn_conn_wc_dup() - a completion for a buffer whose work request is not posted
+ * @conn: the connection
+ * @wc: the completion
+ * @what: "send" or "receive", for the log
+ *
+ * Each posted work request completes once. A second completion for it
+ * (a provider bug: a CQE written twice) would put its buffer back twice,
+ * and two messages would share it. It is counted (``wc_duplicates``),
+ * logged (ratelimited) and closes the connection; the caller drops it
+ * before any accounting. Otherwise the buffer is marked not posted.
+ *
+ * Context: completion processing; does not sleep; conn->lock not held.
+ * Return: true if @wc is a duplicate (the caller returns at once).
+ */
+bool cqn_conn_wc_dup(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
+{
+	struct cqn_buf *b = container_of(wc->wr_cqe, struct cqn_buf, cqe);
+
+	if (likely(test_and_clear_bit(CQN_BUF_POSTED, &b->flags)))
+		return false;
+	cqn_stat_inc(&conn->stats, CQN_STAT_wc_duplicates);
+	pr_err_ratelimited("%s: connection %u (%s): a second %s completion for buffer %u (the provider completed a work request twice): closing the connection\n",
+			   conn->ep->name, conn->id, conn->peer, what, b->idx);
+	cqn_conn_close(conn, "duplicate %s completion", what);
+	return true;
+}
+
+/**
  * cqn_conn_send_taken() - account for a send completion
  * @conn: the connection
  * @wc: the send completion
  * @sb: its send buffer
  *
- * A successful send is counted; the caller then puts @sb back under
+ * A duplicate is dropped (cqn_conn_wc_dup()). A successful send is
+ * counted; the caller then puts @sb back under
  * conn->lock and sends what may follow. A failed one closes the connection
  * (cqn_conn_wc_ok()) and its buffer goes back to the free stack here, only
  * so that teardown can tell completed sends from lost ones: nothing more is
@@ -304,6 +339,8 @@ bool cqn_conn_wc_ok(struct cqn_conn *conn, struct ib_wc *wc, const char *what)
  */
 bool cqn_conn_send_taken(struct cqn_conn *conn, struct ib_wc *wc, struct cqn_buf *sb)
 {
+	if (cqn_conn_wc_dup(conn, wc, "send"))
+		return false;
 	if (!cqn_conn_wc_ok(conn, wc, "send")) {
 		spin_lock_bh(&conn->lock);
 		cqn_conn_put_send(conn, sb);

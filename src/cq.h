@@ -105,6 +105,9 @@ struct cqn_cq;
  *	work item
  * @events: the mode arms the CQ and sleeps: software moderation, the
  *	guards and teardown's timer drain apply
+ * @spins: the work item busy-polls (adaptive mode's window): it runs on
+ *	cqn_spin_wq, whose work items the workqueue does not count as
+ *	running, so that the others queued on its CPU start while it spins
  * @core: the RDMA core polls the CQ (ib_alloc_cq())
  *
  * Chosen once when the engine is created, and again on a live switch while
@@ -119,6 +122,7 @@ struct cqn_cq_mode_ops {
 	void (*event_seen)(struct cqn_cq *c, u64 ns);
 	void (*kick)(struct cqn_cq *c);
 	bool events;
+	bool spins;
 	bool core;
 };
 
@@ -320,6 +324,18 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 }
 
 /**
+ * cqn_cq_wq() - the workqueue of the engine's work item
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: cqn_spin_wq for a mode whose work item spins, else cqn_wq.
+ */
+static inline struct workqueue_struct *cqn_cq_wq(struct cqn_cq *c)
+{
+	return c->mode_ops->spins ? cqn_spin_wq : cqn_wq;
+}
+
+/**
  * cqn_cq_kick() - start a wakeup of the consumer: the mode's, or the work item
  * @c: the engine
  *
@@ -330,7 +346,7 @@ static inline void cqn_cq_kick(struct cqn_cq *c)
 	if (c->mode_ops->kick)
 		c->mode_ops->kick(c);
 	else
-		queue_work(cqn_wq, &c->work);
+		queue_work(cqn_cq_wq(c), &c->work);
 }
 
 /* src/cq_process.c */

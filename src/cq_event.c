@@ -8,6 +8,7 @@
 
 #include <linux/delay.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 
 #include "cq.h"
 #include "cqn_trace.h"
@@ -119,7 +120,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
  * cqn_cq_work() - the work item of the event and adaptive modes
  * @work: the engine's work item
  *
- * Context: process context (cqn_wq).
+ * Context: process context (cqn_wq; adaptive mode: cqn_spin_wq).
  */
 void cqn_cq_work(struct work_struct *work)
 {
@@ -136,7 +137,7 @@ void cqn_cq_work(struct work_struct *work)
 	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
 	case CQN_NEXT_AGAIN:
 		/* Leave the CQ unarmed and let other work run first. */
-		queue_work(cqn_wq, &c->work);
+		queue_work(cqn_cq_wq(c), &c->work);
 		break;
 	case CQN_NEXT_ARM:
 		cqn_cq_rearm(c);
@@ -150,7 +151,7 @@ void cqn_cq_work(struct work_struct *work)
 /* Event and adaptive modes start with a wakeup that empties the CQ. */
 static int cqn_cq_event_run(struct cqn_cq *c)
 {
-	queue_work(cqn_wq, &c->work);
+	queue_work(cqn_cq_wq(c), &c->work);
 	return 0;
 }
 
@@ -180,6 +181,10 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 		} else if (now - start >= (u64)c->window_us * NSEC_PER_USEC) {
 			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
 									  CQN_WIN_EMPTY, 0));
+			break;
+		} else if (!single_task_running()) {
+			/* Another task wants this CPU (the peer's wakeup?): arm, sleep. */
+			cqn_stat_inc(c->stats, CQN_STAT_cq_window_yields);
 			break;
 		}
 		if (!cqn_cq_live(c))
@@ -218,6 +223,7 @@ const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
 	.after_empty = cqn_cq_window_poll,
 	.event_seen = cqn_cq_window_event,
 	.events = true,
+	.spins = true,
 };
 
 /**

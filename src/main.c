@@ -20,6 +20,16 @@
  * debug kernel).
  */
 struct workqueue_struct *cqn_wq;
+/*
+ * Adaptive mode's work item, which spins through its polling window.
+ * Unbound: on cqn_wq a spinning work item is the running one of its CPU's
+ * worker pool, and a work item queued behind it on that CPU (the peer's
+ * wakeup: rxe raises it on the CPU that sent the packet, the spinner's)
+ * waits until the window closes; an unbound work item runs where the
+ * scheduler finds room, and the window yields when another task is
+ * runnable on its CPU (cq_window_yields).
+ */
+struct workqueue_struct *cqn_spin_wq;
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
 struct workqueue_struct *cqn_reap_wq;
 
@@ -35,10 +45,16 @@ static int __init cqn_init(void)
 	cqn_wq = alloc_workqueue("cqnotify", unbound_wq ? WQ_UNBOUND : 0, 0);
 	if (!cqn_wq)
 		return -ENOMEM;
+	cqn_spin_wq = alloc_workqueue("cqnotify_spin",
+				      unbound_wq ? WQ_UNBOUND : WQ_CPU_INTENSIVE, 0);
+	if (!cqn_spin_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);
 	if (!cqn_reap_wq) {
 		ret = -ENOMEM;
-		goto err_wq;
+		goto err_spin_wq;
 	}
 	ret = cqn_debugfs_init();
 	if (ret)
@@ -58,6 +74,8 @@ err_debugfs:
 	cqn_debugfs_exit();
 err_reap_wq:
 	destroy_workqueue(cqn_reap_wq);
+err_spin_wq:
+	destroy_workqueue(cqn_spin_wq);
 err_wq:
 	destroy_workqueue(cqn_wq);
 	return ret;
@@ -70,6 +88,7 @@ static void __exit cqn_exit(void)
 	cqn_debugfs_exit();
 	cqn_endpoint_exit();
 	destroy_workqueue(cqn_reap_wq);
+	destroy_workqueue(cqn_spin_wq);
 	destroy_workqueue(cqn_wq);
 	pr_info("unloaded\n");
 }

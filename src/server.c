@@ -145,10 +145,12 @@ static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
 	struct cqn_conn *conn = wc->qp->qp_context;
 	struct cqn_srv_conn *sc = to_srv(conn);
-	bool ok = cqn_server_recv_ok(conn, wc);
-	bool dead;
+	bool dead, ok;
 	int ret = 0;
 
+	if (cqn_conn_wc_dup(conn, wc, "receive"))
+		return;
+	ok = cqn_server_recv_ok(conn, wc);
 	spin_lock_bh(&conn->lock);
 	if (!cqn_conn_recv_taken(conn, wc, ok)) {
 		spin_unlock_bh(&conn->lock);

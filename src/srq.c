@@ -243,8 +243,10 @@ int cqn_srq_post(struct cqn_srq *s, struct cqn_buf *b)
 	};
 	int ret;
 
+	set_bit(CQN_BUF_POSTED, &b->flags);
 	ret = ib_post_srq_recv(s->srq, &wr, NULL);
 	if (ret) {
+		clear_bit(CQN_BUF_POSTED, &b->flags);
 		pr_warn_ratelimited("%s: SRQ of vector %d: posting a receive failed: %pe\n",
 				    ep->name, s->vector, ERR_PTR(ret));
 		return ret;

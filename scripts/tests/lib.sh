@@ -272,6 +272,8 @@ check_accounted()
 	local done
 
 	ep_stats "$1" && [ -n "${STATS[wr_posted]:-}" ] || { fail "$1: no wr_posted"; return 1; }
+	expect_eq "${STATS[wc_duplicates]}" 0 "$1: wc_duplicates (work requests completed twice)" ||
+		return 1
 	done=$((STATS[msgs_sent] + STATS[msgs_received] + STATS[wc_errors] + STATS[wc_flushed] +
 		STATS[wc_lost] + STATS[srq_recvs_queued] + STATS[srq_recvs_discarded]))
 	expect_eq "$done" "${STATS[wr_posted]}" "$1: sent + received + wc_errors + wc_flushed + wc_lost + srq_recvs_queued + srq_recvs_discarded = wr_posted"

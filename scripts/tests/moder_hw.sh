@@ -570,7 +570,8 @@ hw_exactly_once()
 		ep_enable cli 1 && ep_wait_state cli running 60 || return 1
 		expect_match "$(ep_attr srv moderation_effective)" "^hw count=16 period=200" \
 			"[${cfg:-next_comp}] server moderation_effective" || return 1
-		wait_stat 120 cli msgs_verified -ge $n || return 1
+		wait_stat 120 cli msgs_verified -ge $n ||
+			{ fail "[${cfg:-next_comp}] stream stalled; wc_duplicates: client $(ep_stat cli wc_duplicates), server $(ep_stat srv wc_duplicates)"; return 1; }
 		ep_enable cli 0 || return 1
 		check_stopped cli || return 1
 		expect_eq "$(ep_stat cli wc_errors)" 0 "[${cfg:-next_comp}] client wc_errors" || return 1
