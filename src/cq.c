@@ -234,6 +234,12 @@ static void cqn_cq_quiesce(struct cqn_cq *c, u32 state)
 	cqn_cq_cancel_deferred(c);
 }
 
+/* The live state to return to: falling back while a guard's fallback lasts. */
+static u32 cqn_cq_live_state(const struct cqn_cq *c)
+{
+	return c->guard.cause ? CQN_CQS_FALLBACK : CQN_CQS_RUNNING;
+}
+
 /* Resume in the current mode: empty the CQ (and staging), then arm or poll. */
 static int cqn_cq_resume(struct cqn_cq *c)
 {
@@ -243,7 +249,7 @@ static int cqn_cq_resume(struct cqn_cq *c)
 		WRITE_ONCE(c->state, CQN_CQS_RUNNING);
 		return 0;
 	}
-	WRITE_ONCE(c->state, c->guard.cause ? CQN_CQS_FALLBACK : CQN_CQS_RUNNING);
+	WRITE_ONCE(c->state, cqn_cq_live_state(c));
 	ret = c->mode_ops->run(c);
 	if (!ret)
 		return 0;
@@ -392,8 +398,7 @@ void cqn_cq_drain_end(struct cqn_cq *c)
 {
 	if (c->mode_ops->core)
 		return;
-	if (cqn_cq_change_state(c, CQN_CQS_DRAINING,
-				c->guard.cause ? CQN_CQS_FALLBACK : CQN_CQS_RUNNING) &&
+	if (cqn_cq_change_state(c, CQN_CQS_DRAINING, cqn_cq_live_state(c)) &&
 	    c->mode_ops->events)
 		cqn_cq_kick(c);
 }

@@ -249,6 +249,18 @@ int cqn_ep_cq_start(struct cqn_conn *conn)
 	return ret;
 }
 
+/*
+ * A drain in progress keeps the engine polling: after the engine was
+ * flushed or reconfigured, put it back in its draining state. Context:
+ * ep->cqs_lock held.
+ */
+static void cqn_ep_cq_keep_draining(struct cqn_ep_cq *ecq)
+{
+	lockdep_assert_held(&ecq->ep->cqs_lock);
+	if (ecq->drainers)
+		cqn_cq_drain_begin(ecq->cq);
+}
+
 /**
  * cqn_ep_cq_drain_begin() - the connection's QP is about to be drained
  * @conn: the connection
@@ -320,8 +332,7 @@ void cqn_ep_cq_leave(struct cqn_conn *conn)
 		/* Its QP is gone; completions it left in the CQ go to it now. */
 		pr_info_ratelimited("%s: connection %u: drain ended short; %d completions taken from its shared CQ %u before it goes\n",
 				    ep->name, conn->id, cqn_cq_flush(ecq->cq), ecq->id);
-		if (ecq->drainers)
-			cqn_cq_drain_begin(ecq->cq);
+		cqn_ep_cq_keep_draining(ecq);
 	}
 	if (last) {
 		list_del(&ecq->node);
@@ -359,8 +370,7 @@ int cqn_ep_cq_retune(struct cqn_conn *conn)
 	mutex_lock(&ep->cqs_lock);
 	cqn_ep_cq_params(ecq, &ep->cfg.cq, &p);
 	ret = cqn_cq_reconfigure(ecq->cq, &p, ecq->slots * (conn->nsend + conn->nrecv + 1));
-	if (ecq->drainers)
-		cqn_cq_drain_begin(ecq->cq);
+	cqn_ep_cq_keep_draining(ecq);
 	WRITE_ONCE(ep->cq_depth_actual, cqn_cq_ib(ecq->cq)->cqe);
 	mutex_unlock(&ep->cqs_lock);
 	return ret;
