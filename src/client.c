@@ -143,7 +143,8 @@ static bool cqn_client_more(struct cqn_clt_conn *cc, u64 now)
  * Post as many messages as the workload allows; c.lock held. The last
  * message of each burst is solicited: after it the client waits for echoes,
  * so a server arming for solicited completions only must hear of it. One
- * clock reading for the whole burst makes "last" exact in duration runs.
+ * clock reading for the whole burst makes "last" exact in duration runs;
+ * none when nothing can be sent (a send's completion in pingpong).
  * rate is the endpoint's: each of its connections sends rate/connections.
  */
 static int cqn_client_pump(struct cqn_clt_conn *cc)
@@ -152,7 +153,7 @@ static int cqn_client_pump(struct cqn_clt_conn *cc)
 	const struct cqn_config *cfg = &conn->ep->cfg;
 	u32 window = cfg->workload == CQN_WL_STREAM ? cfg->queue_depth : 1;
 	u64 gap = cfg->rate ? div_u64((u64)cfg->connections * NSEC_PER_SEC, cfg->rate) : 0;
-	u64 now = ktime_get_ns();
+	u64 now = 0;
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
@@ -162,10 +163,15 @@ static int cqn_client_pump(struct cqn_clt_conn *cc)
 	 * counted as lost.
 	 */
 	while (!cc->finished && !cc->pace_off && conn->established &&
-	       cqn_client_awaited(cc) < window && conn->nfree_send && cqn_client_more(cc, now)) {
+	       cqn_client_awaited(cc) < window && conn->nfree_send) {
 		struct cqn_buf *sb;
 		bool last;
 		u64 seq;
+
+		if (!now)
+			now = ktime_get_ns();
+		if (!cqn_client_more(cc, now))
+			break;
 
 		if (gap && now < cc->next_send_ns) {
 			/* Not due yet: the pace timer runs the pump then. */
@@ -204,11 +210,12 @@ static int cqn_client_pump(struct cqn_clt_conn *cc)
  * completed (an echo can overtake the completion of its own send); then
  * marks the connection finished. c.lock held.
  */
-static bool cqn_client_over(struct cqn_clt_conn *cc, u64 now)
+static bool cqn_client_over(struct cqn_clt_conn *cc)
 {
 	lockdep_assert_held(&cc->c.lock);
+	/* The clock is read last, only when everything else says over. */
 	if (cc->finished || cqn_client_awaited(cc) || cc->c.nfree_send != cc->c.nsend ||
-	    cqn_client_more(cc, now))
+	    cqn_client_more(cc, ktime_get_ns()))
 		return false;
 	cc->finished = true;
 	return true;
@@ -223,7 +230,7 @@ static int cqn_client_advance(struct cqn_clt_conn *cc, bool *finished)
 {
 	int ret = cqn_client_pump(cc);
 
-	*finished = !ret && cqn_client_over(cc, ktime_get_ns());
+	*finished = !ret && cqn_client_over(cc);
 	return ret;
 }
 

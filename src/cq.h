@@ -17,6 +17,7 @@
 
 #include <linux/dim.h>
 #include <linux/irq_poll.h>
+#include <linux/sched/clock.h>
 
 #include "cqnotify.h"
 
@@ -184,7 +185,9 @@ struct cqn_cq_moderation {
 /**
  * struct cqn_cq_guard - the guards of the event-driven modes (src/cq_guard.c)
  * @watchdog: the silent-CQ watchdog, every watchdog_ms
- * @last_done_ns: when completions were last handed over
+ * @last_done: when completions were last handed over, in jiffies (the
+ *	watchdog's own granularity: a clock read per wakeup saved)
+ * @started: cqn_cq_guard_start() ran (@last_done is valid)
  * @trips: enum cqn_cq_trip bits: a guard asks the work item to fall back
  * @storm_start_ns: start of the comp_handler's current millisecond
  * @storm_events: events in it
@@ -197,7 +200,8 @@ struct cqn_cq_moderation {
  */
 struct cqn_cq_guard {
 	struct delayed_work watchdog;
-	u64 last_done_ns;
+	unsigned long last_done;
+	bool started;
 	unsigned long trips;
 	u64 storm_start_ns;
 	u32 storm_events;
@@ -310,6 +314,25 @@ struct cqn_cq {
 };
 
 /**
+ * cqn_cq_clock() - the engine's clock for its own durations and histograms
+ *
+ * local_clock(): the TSC, read per CPU, where ktime_get_ns() reads the
+ * clocksource, which may be slow (HPET under QEMU TCG, whose TSCs the
+ * kernel finds unsynchronized: about a microsecond a read, several per
+ * wakeup). Monotonic on one CPU; two CPUs' readings agree within a tick,
+ * so an interval across CPUs (event to work item) may come out a little
+ * off, and a negative one is dropped. Message timestamps (RTT), run times
+ * and software moderation's deadlines keep ktime_get_ns().
+ *
+ * Context: any.
+ * Return: nanoseconds.
+ */
+static inline u64 cqn_cq_clock(void)
+{
+	return local_clock();
+}
+
+/**
  * cqn_cq_live() - may handlers and timers process the CQ?
  * @c: the engine
  *
@@ -399,7 +422,7 @@ void cqn_cq_guard_stop(struct cqn_cq *c);
 void cqn_cq_guard_retime(struct cqn_cq *c, u32 watchdog_ms);
 void cqn_cq_guard_event(struct cqn_cq *c, u64 now);
 void cqn_cq_guard_done(struct cqn_cq *c, int done);
-bool cqn_cq_guard_poll(struct cqn_cq *c, u64 now);
+bool cqn_cq_guard_poll(struct cqn_cq *c);
 void cqn_cq_timer_poll(struct cqn_cq *c);
 void cqn_cq_timer_poll_halt(struct cqn_cq *c);
 

@@ -24,7 +24,7 @@
 void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 {
 	struct cqn_cq *c = ctx;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = cqn_cq_clock();
 
 	if (!cqn_cq_live(c))
 		return;
@@ -41,7 +41,7 @@ void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 		WRITE_ONCE(c->from_event, true);
 	}
 	cqn_cq_kick(c);
-	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
 }
 
 /**
@@ -62,7 +62,7 @@ void cqn_cq_rearm(struct cqn_cq *c)
 		return;
 	}
 	cqn_cq_moder_feed(c);
-	if (cqn_cq_guard_poll(c, ktime_get_ns()))
+	if (cqn_cq_guard_poll(c))
 		return;
 	if (cqn_cq_moder_rearm(c))
 		return;
@@ -93,7 +93,7 @@ void cqn_cq_rearm(struct cqn_cq *c)
  */
 enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 {
-	u64 t0 = ktime_get_ns(), ev;
+	u64 t0 = cqn_cq_clock(), ev;
 	bool from_event;
 	int done;
 
@@ -125,7 +125,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 void cqn_cq_work(struct work_struct *work)
 {
 	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
-	u64 t0 = ktime_get_ns();
+	u64 t0 = cqn_cq_clock();
 
 	/*
 	 * A comp_handler that passed its state check just before a switch to
@@ -145,7 +145,7 @@ void cqn_cq_work(struct work_struct *work)
 	case CQN_NEXT_SLEEP:
 		break;
 	}
-	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
 }
 
 /* Event and adaptive modes start with a wakeup that empties the CQ. */
@@ -161,14 +161,14 @@ static int cqn_cq_event_run(struct cqn_cq *c)
  */
 static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 {
-	u64 start = ktime_get_ns(), now;
+	u64 start = cqn_cq_clock(), now;
 	u32 max_us = READ_ONCE(c->params.poll_window_max_us);
 	int n;
 
 	c->window_start_ns = start;
 	while (c->window_us) {
 		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
-		now = ktime_get_ns();
+		now = cqn_cq_clock();
 		if (n) {
 			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
 			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
@@ -193,7 +193,7 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 	}
 	/* Closed: the next event's gap counts from the arm that follows. */
 	if (!c->window_us)
-		c->window_start_ns = ktime_get_ns();
+		c->window_start_ns = cqn_cq_clock();
 	return false;
 }
 

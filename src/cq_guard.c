@@ -39,13 +39,12 @@ static void cqn_cq_watchdog_fn(struct work_struct *work)
 	struct cqn_cq *c = container_of(to_delayed_work(work), struct cqn_cq, guard.watchdog);
 	u32 ms = READ_ONCE(c->params.watchdog_ms);
 	u32 state = READ_ONCE(c->state);
-	u64 now = ktime_get_ns();
 
 	if (state == CQN_CQS_STOPPED || !ms)
 		return;
 	if ((state == CQN_CQS_RUNNING || state == CQN_CQS_DRAINING) && c->mode_ops->events &&
 	    c->owner_ops->busy(c->owner) &&
-	    now - READ_ONCE(c->guard.last_done_ns) > (u64)ms * NSEC_PER_MSEC) {
+	    time_after(jiffies, READ_ONCE(c->guard.last_done) + msecs_to_jiffies(ms))) {
 		cqn_stat_inc(c->stats, CQN_STAT_cq_watchdog_fires);
 		pr_info_ratelimited("%s: no completion for %u ms with work outstanding: polling\n",
 				    c->name, ms);
@@ -88,7 +87,8 @@ void cqn_cq_guard_start(struct cqn_cq *c)
 {
 	u32 ms = c->params.watchdog_ms;
 
-	WRITE_ONCE(c->guard.last_done_ns, ktime_get_ns());
+	WRITE_ONCE(c->guard.last_done, jiffies);
+	c->guard.started = true;
 	if (ms)
 		queue_delayed_work(cqn_wq, &c->guard.watchdog, msecs_to_jiffies(ms));
 }
@@ -118,7 +118,7 @@ void cqn_cq_guard_retime(struct cqn_cq *c, u32 ms)
 	WRITE_ONCE(c->params.watchdog_ms, ms);
 	/* Running engines only; cqn_cq_guard_start() starts it otherwise. */
 	if (ms && !c->mode_ops->core && READ_ONCE(c->state) != CQN_CQS_STOPPED &&
-	    c->guard.last_done_ns)
+	    c->guard.started)
 		mod_delayed_work(cqn_wq, &c->guard.watchdog, msecs_to_jiffies(ms));
 }
 
@@ -155,7 +155,7 @@ void cqn_cq_guard_event(struct cqn_cq *c, u64 now)
  */
 void cqn_cq_guard_done(struct cqn_cq *c, int done)
 {
-	WRITE_ONCE(c->guard.last_done_ns, ktime_get_ns());
+	WRITE_ONCE(c->guard.last_done, jiffies);
 	c->guard.done += done;
 }
 
@@ -198,7 +198,6 @@ static bool cqn_cq_fallback_leave(struct cqn_cq *c, u64 now)
 /**
  * cqn_cq_guard_poll() - fallback polling, decided at the end of a wakeup
  * @c: the engine
- * @now: the time
  *
  * Enters a fallback a guard asked for, leaves one that has lasted long
  * enough, and while one lasts starts the polling timer.
@@ -206,11 +205,16 @@ static bool cqn_cq_fallback_leave(struct cqn_cq *c, u64 now)
  * Context: the work item.
  * Return: true while the CQ is to be polled on the timer rather than armed.
  */
-bool cqn_cq_guard_poll(struct cqn_cq *c, u64 now)
+bool cqn_cq_guard_poll(struct cqn_cq *c)
 {
 	struct cqn_cq_guard *g = &c->guard;
 	bool in = READ_ONCE(c->state) == CQN_CQS_FALLBACK;
+	u64 now;
 
+	/* The common case, no guard tripped and none falling back: no clock read. */
+	if (!in && !READ_ONCE(g->trips))
+		return false;
+	now = cqn_cq_clock();
 	if (test_and_clear_bit(CQN_TRIP_STORM, &g->trips) && !in) {
 		cqn_stat_inc(c->stats, CQN_STAT_cq_storms);
 		cqn_cq_fallback_enter(c, now, "storm");

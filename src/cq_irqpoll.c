@@ -20,7 +20,7 @@ static int cqn_cq_irqpoll_fn(struct irq_poll *iop, int budget)
 {
 	struct cqn_cq *c = container_of(iop, struct cqn_cq, iop);
 	enum cqn_cq_next next = CQN_NEXT_SLEEP;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = cqn_cq_clock();
 
 	if (cqn_cq_live(c))
 		next = cqn_cq_wakeup(c, budget);
@@ -28,7 +28,7 @@ static int cqn_cq_irqpoll_fn(struct irq_poll *iop, int budget)
 		irq_poll_complete(iop);
 	if (next == CQN_NEXT_ARM)
 		cqn_cq_rearm(c);
-	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
 	return next == CQN_NEXT_AGAIN ? budget : 0;
 }
 

@@ -19,9 +19,9 @@ static int cqn_cq_poll_thread(void *arg)
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
-		t0 = ktime_get_ns();
+		t0 = cqn_cq_clock();
 		cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true);
-		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, ktime_get_ns() - t0);
+		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
 		cond_resched();
 	}
 	return 0;

@@ -84,7 +84,7 @@ void cqn_cq_hand_over(struct cqn_cq *c, struct ib_cq *cq, struct ib_wc *wcs, int
  */
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 {
-	u64 t0 = ktime_get_ns();
+	u64 t0 = cqn_cq_clock();
 	int n, done = 0;
 	bool more = true;
 
@@ -102,7 +102,7 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 		cqn_cq_guard_done(c, done);
 		cqn_stat_inc(c->stats, CQN_STAT_cq_wakeups);
 		cqn_stat_hist(c->stats, CQN_H_CQ_BATCH, done);
-		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, ktime_get_ns() - t0);
+		cqn_stat_hist(c->stats, CQN_H_CQ_PROC, cqn_cq_clock() - t0);
 		c->moder.done += done;
 		trace_cqn_cq_poll(c, done, budget, from_event);
 	}
@@ -162,12 +162,12 @@ int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep)
 int cqn_cq_arm(struct cqn_cq *c)
 {
 	bool solicited = READ_ONCE(c->params.solicited_only) && !c->owner_ops->need_any(c->owner);
-	u64 t0 = ktime_get_ns();
+	u64 t0 = cqn_cq_clock();
 	int ret;
 
 	ret = ib_req_notify_cq(c->cq, (solicited ? IB_CQ_SOLICITED : IB_CQ_NEXT_COMP) |
 				      IB_CQ_REPORT_MISSED_EVENTS);
-	cqn_stat_hist(c->stats, CQN_H_CQ_ARM, ktime_get_ns() - t0);
+	cqn_stat_hist(c->stats, CQN_H_CQ_ARM, cqn_cq_clock() - t0);
 	cqn_stat_inc(c->stats, CQN_STAT_cq_arms);
 	if (ret > 0)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_rearm_missed);
