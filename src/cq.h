@@ -318,7 +318,7 @@ struct cqn_cq {
  *
  * local_clock(): the TSC, read per CPU, where ktime_get_ns() reads the
  * clocksource, which may be slow (HPET under QEMU TCG, whose TSCs the
- * kernel finds unsynchronized: about a microsecond a read, several per
+ * kernel finds unsynchronized: an emulated device read, several per
  * wakeup). Monotonic on one CPU; two CPUs' readings agree within a tick,
  * so an interval across CPUs (event to work item) may come out a little
  * off, and a negative one is dropped. Message timestamps (RTT), run times

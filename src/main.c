@@ -22,12 +22,12 @@
 struct workqueue_struct *cqn_wq;
 /*
  * Adaptive mode's work item, which spins through its polling window.
- * Unbound: on cqn_wq a spinning work item is the running one of its CPU's
- * worker pool, and a work item queued behind it on that CPU (the peer's
- * wakeup: rxe raises it on the CPU that sent the packet, the spinner's)
- * waits until the window closes; an unbound work item runs where the
- * scheduler finds room, and the window yields when another task is
- * runnable on its CPU (cq_window_yields).
+ * WQ_CPU_INTENSIVE: on cqn_wq a spinning work item is the running one of
+ * its CPU's worker pool, and a work item queued behind it on that CPU (the
+ * peer's wakeup: rxe raises it on the CPU that sent the packet, the
+ * spinner's) waits until the window closes; here the pool starts another
+ * worker for it, and the window yields when another task is runnable on
+ * its CPU (cq_window_yields). Unbound with unbound_wq, as cqn_wq.
  */
 struct workqueue_struct *cqn_spin_wq;
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
