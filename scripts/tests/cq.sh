@@ -138,7 +138,7 @@ live_changes_lose_nothing()
 	for ep in cli srv; do
 		mode[$ep]=event count[$ep]=0 period[$ep]=0 adaptive[$ep]=0 depth[$ep]=256 wmax[$ep]=$w
 	done
-	LIVE_HITS=0
+	LIVE_HITS=0 LIVE_YIELDS=0
 	setup || return 1
 	start_server poll_window_max_us=$w || return 1
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=$qd \
@@ -177,9 +177,20 @@ live_changes_lose_nothing()
 	[ "$(ep_stat srv msgs_received)" -ge "$recvd" ] ||
 		{ fail "server received $(ep_stat srv msgs_received) < client echoes $recvd"; return 1; }
 	# Adaptive mode polls windows (a stretch of 50 echoes may see none).
-	[ "$LIVE_HITS" -gt 0 ] ||
-		{ fail "no window hit in adaptive mode with poll_window_max_us $w"; return 1; }
-	echo "figure: $changes live changes, each seen applied by the running connection; $LIVE_HITS window hits in adaptive mode; $recvd echoes verified in order, $((sent - recvd)) in flight at the stop, 0 lost"
+	# A window ends early when another task wants its CPU
+	# (cq_window_yields). 6.12's rxe completes from an unbound work
+	# item that, with the other vCPU busy, queues on the polling CPU: the
+	# window yields to it and may never catch a completion there (fc22: 2
+	# hits; the last stop's CI: 0). So on 6.12 a polled window is one
+	# that hit or yielded; elsewhere one must have hit.
+	if [ "$CQN_KSERIES" = 6.12 ]; then
+		[ $((LIVE_HITS + LIVE_YIELDS)) -gt 0 ] ||
+			{ fail "no window polled (0 hits, 0 yields) in adaptive mode with poll_window_max_us $w"; return 1; }
+	else
+		[ "$LIVE_HITS" -gt 0 ] ||
+			{ fail "no window hit in adaptive mode with poll_window_max_us $w ($LIVE_YIELDS yields)"; return 1; }
+	fi
+	echo "figure: $changes live changes, each seen applied by the running connection; $LIVE_HITS window hits and $LIVE_YIELDS yields in adaptive mode; $recvd echoes verified in order, $((sent - recvd)) in flight at the stop, 0 lost"
 	ep_remove cli srv
 }
 
@@ -243,13 +254,14 @@ live_change()
 live_traffic()
 {
 	local ep v m w
-	local -A ev hits
+	local -A ev hits ylds
 
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
 	for ep in "$@"; do
 		ep_stats "$ep" || return 1
 		ev[$ep]=${STATS[cq_events]} hits[$ep]=${STATS[cq_window_hits]}
+		ylds[$ep]=${STATS[cq_window_yields]}
 	done
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
@@ -265,10 +277,13 @@ live_traffic()
 		if [ "$m" != adaptive ] || [ "$w" = 0 ]; then
 			expect_eq "${STATS[cq_window_hits]}" "${hits[$ep]}" \
 				"$ep window hits in $m mode, poll_window_max_us $w" || return 1
+			expect_eq "${STATS[cq_window_yields]}" "${ylds[$ep]}" \
+				"$ep window yields in $m mode, poll_window_max_us $w" || return 1
 			expect_eq "${STATS[poll_window_us]}" 0 \
 				"$ep poll_window_us in $m mode, poll_window_max_us $w" || return 1
 		else
 			LIVE_HITS=$((LIVE_HITS + STATS[cq_window_hits] - hits[$ep]))
+			LIVE_YIELDS=$((LIVE_YIELDS + STATS[cq_window_yields] - ylds[$ep]))
 		fi
 	done
 }
