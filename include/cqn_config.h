@@ -40,6 +40,10 @@
 #define CQN_RECONNECT_MAX_MS	2000
 /* Largest poll_window_max_us. */
 #define CQN_POLL_WINDOW_MAX_US		100000
+/* Default poll_idle_us of poll mode. */
+#define CQN_POLL_IDLE_DEFAULT_US	100
+/* Largest poll_idle_us. */
+#define CQN_POLL_IDLE_MAX_US		100000
 /* Smallest srq_depth: its limit event (a quarter of it) needs room to fire. */
 #define CQN_SRQ_DEPTH_MIN	16
 /* Largest srq_depth: as many receives as the largest CQ holds completions. */
@@ -98,6 +102,8 @@ enum cqn_workload {
  * @adaptive_moderation: pick cq_count/cq_period from the observed load
  * @poll_cpu: poll mode: CPU the polling thread runs on (-1: any)
  * @poll_window_max_us: adaptive mode: longest polling window
+ * @poll_idle_us: poll mode: how long the CQ stays empty before the poll
+ *	thread naps between polls (0: it never does)
  * @solicited_only: arm the CQ for solicited completions only
  * @watchdog_ms: silent-CQ watchdog period (0: off)
  * @max_events_per_ms: event storm threshold (0: off)
@@ -114,6 +120,7 @@ struct cqn_cq_params {
 	bool adaptive_moderation;
 	s32 poll_cpu;
 	u32 poll_window_max_us;
+	u32 poll_idle_us;
 	bool solicited_only;
 	u32 watchdog_ms;
 	u32 max_events_per_ms;

@@ -22,6 +22,8 @@
 #define CQN_SW_MODER_MIN_CHECK_US	20
 /* First non-zero adaptive polling window, microseconds. */
 #define CQN_ADAPTIVE_STEP_US		4
+/* The poll thread's first nap once its CQ stayed empty, microseconds. */
+#define CQN_POLL_NAP_MIN_US		10
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 
@@ -69,6 +71,7 @@ bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_peri
 			struct cqn_moder *eff);
 u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
 			     u64 idle_ns);
+u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 

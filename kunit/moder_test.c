@@ -229,6 +229,32 @@ static void cqn_moder_test_window(struct kunit *test)
 }
 
 /*
+ * The poll thread's naps: none while the CQ was empty for less than
+ * poll_idle_us, then CQN_POLL_NAP_MIN_US doubling to poll_idle_us; none
+ * ever with poll_idle_us 0.
+ */
+static void cqn_moder_test_poll_nap(struct kunit *test)
+{
+	u32 nap = 0;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99), 100), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(100000), 0), 0U);
+	nap = cqn_poll_nap_next(nap, US(100), 100);
+	KUNIT_EXPECT_EQ(test, nap, (u32)CQN_POLL_NAP_MIN_US);
+	nap = cqn_poll_nap_next(nap, US(120), 100);
+	KUNIT_EXPECT_EQ(test, nap, 2U * CQN_POLL_NAP_MIN_US);
+	for (i = 0; i < 20; i++)
+		nap = cqn_poll_nap_next(nap, US(200 + i), 100);
+	KUNIT_EXPECT_EQ(test, nap, 100U);
+	/* A lowered poll_idle_us caps the next nap; one below the first nap is the nap. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(100, US(1000), 30), 30U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(1000), 5), 5U);
+	/* Completions again (the caller restarts from 0): spin. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, 0, 100), 0U);
+}
+
+/*
  * The DIM profile: level 0 is off in software, each level moderates at
  * least as much as the one before, and a level past the table is refused.
  */
@@ -298,6 +324,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_lone_never_stranded),
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),
+	KUNIT_CASE(cqn_moder_test_poll_nap),
 	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),

@@ -127,6 +127,7 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->cq.cq_mode = CQN_CQ_EVENT;
 	cfg->cq.poll_cpu = -1;
 	cfg->cq.poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
+	cfg->cq.poll_idle_us = CQN_POLL_IDLE_DEFAULT_US;
 	cfg->max_conns = 16;
 	cfg->connections = 1;
 	cfg->srq_depth = CQN_SRQ_DEPTH_DEFAULT;
@@ -303,8 +304,8 @@ EXPORT_SYMBOL_GPL(cqn_reconnect_delay_ms);
  *
  * The live-tunable attributes are the members of struct cqn_cq_params
  * (cqn_config.cq): cq_depth, cq_mode, cq_count, cq_period,
- * adaptive_moderation, poll_cpu, poll_window_max_us, solicited_only,
- * watchdog_ms and max_events_per_ms. The others need the endpoint disabled.
+ * adaptive_moderation, poll_cpu, poll_window_max_us, poll_idle_us,
+ * solicited_only, watchdog_ms and max_events_per_ms. The others need the endpoint disabled.
  *
  * Context: any.
  * Return: true for a member of cqn_config.cq.

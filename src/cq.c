@@ -46,8 +46,12 @@
  *	of up to 64 completions runs with bottom halves disabled, and
  *	enabling them again runs the softirqs raised meanwhile on that CPU
  *	(cqn_cq_busy_poll(), as napi_busy_loop() does); it calls
- *	cond_resched() after each. It costs a whole CPU while the endpoint
- *	runs, in exchange for the shortest path from completion to handler.
+ *	cond_resched() after each. It costs a whole CPU while completions
+ *	come, in exchange for the shortest path from completion to handler;
+ *	once the CQ has been empty for ``poll_idle_us`` it naps between polls,
+ *	10 us first, doubling up to ``poll_idle_us`` (``cq_poll_naps``), so an
+ *	idle endpoint, or one whose peer's vCPU the host took away, gives its
+ *	CPU up. 0 spins always.
  *
  * ``adaptive``
  *	Like ``event``, but after the work item has emptied the CQ it keeps
@@ -487,6 +491,7 @@ static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 
 	WRITE_ONCE(c->params.solicited_only, p->solicited_only);
 	WRITE_ONCE(c->params.poll_window_max_us, p->poll_window_max_us);
+	WRITE_ONCE(c->params.poll_idle_us, p->poll_idle_us);
 	WRITE_ONCE(c->params.max_events_per_ms, p->max_events_per_ms);
 	cqn_cq_guard_retime(c, p->watchdog_ms);
 	if (c->window_us > p->poll_window_max_us)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The poll mode: a kernel thread per CQ busy-polls it and never arms it.
+ * Once the CQ has been empty for poll_idle_us the thread naps between polls
+ * (cqn_poll_nap_next(), ``cq_poll_naps``): on a shared host a spinning vCPU
+ * takes the host CPU its peer's vCPU needs to answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,14 +18,28 @@
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
-	u64 t0;
+	u64 t0, now, idle_since = cqn_cq_clock();
+	u32 nap = 0;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
 		t0 = cqn_cq_clock();
-		cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true);
-		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
-		cond_resched();
+		if (cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true)) {
+			idle_since = cqn_cq_clock();
+			nap = 0;
+			cqn_stat_add(c->stats, CQN_STAT_cpu_ns, idle_since - t0);
+			cond_resched();
+			continue;
+		}
+		now = cqn_cq_clock();
+		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, now - t0);
+		nap = cqn_poll_nap_next(nap, now - idle_since, READ_ONCE(c->params.poll_idle_us));
+		if (!nap) {
+			cond_resched();
+			continue;
+		}
+		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
+		usleep_range(nap, nap + nap / 4 + 1);
 	}
 	return 0;
 }

@@ -233,6 +233,30 @@ u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome out
 EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
 
 /**
+ * cqn_poll_nap_next() - the poll thread's next nap
+ * @nap_us: its last nap since the CQ ran empty, microseconds (0: none yet)
+ * @idle_ns: how long the CQ has been empty
+ * @idle_us: poll_idle_us (0: never nap)
+ *
+ * A poll thread spins while completions come at least every @idle_us. Once
+ * the CQ has been empty that long it naps between polls: CQN_POLL_NAP_MIN_US
+ * first, doubling each time the CQ is still empty, to at most @idle_us, so
+ * an endpoint without traffic, or one whose peer's CPU was taken away, stops
+ * holding its CPU, and a completion waits at most about @idle_us for the
+ * poll that finds it.
+ *
+ * Context: any.
+ * Return: the nap, microseconds; 0 to poll again at once.
+ */
+u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us)
+{
+	if (!idle_us || idle_ns < (u64)idle_us * NSEC_PER_USEC)
+		return 0;
+	return min(max(nap_us * 2, (u32)CQN_POLL_NAP_MIN_US), idle_us);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_nap_next);
+
+/**
  * cqn_dim_profile() - count and period of one level of the DIM profile
  * @level: the level (struct dim's profile_ix)
  * @m: set to the level's count and period

@@ -29,7 +29,7 @@ defaults()
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
 		  cq_period=0 max_conns=16 connections=1 srq=0 srq_depth=4096 workload=pingpong queue_depth=16 \
 		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
-		  poll_window_max_us=50 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
+		  poll_window_max_us=50 poll_idle_us=100 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
 		  max_events_per_ms=0 moderation_effective=off; do
 		expect_eq "$(cat "$EP/${kv%%=*}")" "${kv#*=}" "default ${kv%%=*}" || return 1
 	done
@@ -56,6 +56,7 @@ cq_mode|events POLL interrupt softIRQ
 cq_count|-1
 cq_period|-1
 poll_window_max_us|-1
+poll_idle_us|-1
 watchdog_ms|-1
 max_events_per_ms|-1
 iterations|-1
@@ -87,6 +88,7 @@ queue_depth|0 8193
 duration_ms|86400001
 iterations|4294967296
 poll_window_max_us|100001
+poll_idle_us|100001
 watchdog_ms|60001
 max_events_per_ms|1000001
 rate|10000001
@@ -165,6 +167,7 @@ cq_period|65535 0
 adaptive_moderation|1 0
 poll_cpu|$MAX_CPU -1
 poll_window_max_us|100000 0 50
+poll_idle_us|100000 0 100
 solicited_only|1 0
 watchdog_ms|60000 0
 max_events_per_ms|1000000 0

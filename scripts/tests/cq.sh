@@ -14,6 +14,7 @@ ALL_TESTS="
 	sw_moderation_ends_at_count
 	adaptive_moderation_runs
 	busy_poll_lets_softirqs_run
+	poll_naps_when_idle
 	solicited_only_traffic
 	live_resize
 	core_mode_switch_refused
@@ -254,14 +255,14 @@ live_change()
 live_traffic()
 {
 	local ep v m w
-	local -A ev hits ylds
+	local -A ev hits ylds naps
 
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
 	for ep in "$@"; do
 		ep_stats "$ep" || return 1
 		ev[$ep]=${STATS[cq_events]} hits[$ep]=${STATS[cq_window_hits]}
-		ylds[$ep]=${STATS[cq_window_yields]}
+		ylds[$ep]=${STATS[cq_window_yields]} naps[$ep]=${STATS[cq_poll_naps]}
 	done
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
@@ -274,6 +275,8 @@ live_traffic()
 		event|irqpoll) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
 			{ fail "$ep took no CQ event in $m mode over 50 echoes"; return 1; } ;;
 		esac
+		[ "$m" = poll ] || expect_eq "${STATS[cq_poll_naps]}" "${naps[$ep]}" \
+			"$ep poll thread naps in $m mode" || return 1
 		if [ "$m" != adaptive ] || [ "$w" = 0 ]; then
 			expect_eq "${STATS[cq_window_hits]}" "${hits[$ep]}" \
 				"$ep window hits in $m mode, poll_window_max_us $w" || return 1
@@ -499,6 +502,59 @@ adaptive_moderation_runs()
 		done
 	fi
 	ep_enable cli 0 || return 1
+	check_stopped cli || return 1
+	ep_remove cli srv
+}
+
+# Poll mode naps once its CQ has been empty for poll_idle_us
+# (cqn_poll_nap_next(), src/moder.c). A paced stream, one message in flight
+# at 200 a second (50 on the debug kernel), leaves both CQs 5 ms (20 ms)
+# without a completion between messages: each gap takes naps on both ends
+# (cq_poll_naps at least one per message) and the poll threads spend far
+# less time polling (cpu_ns) than with poll_idle_us 0, set live, where no
+# nap is taken and they spin. Nothing is lost either way.
+poll_naps_when_idle()
+{
+	local ep phase msgs secs=3 rate=200 line=
+	local -A n0 c0 naps cpu m
+
+	[ "$CQN_KERNEL" = debug ] && rate=50
+	setup || return 1
+	start_server cq_mode=poll || return 1
+	endless_client cli workload=stream queue_depth=1 msg_size=64 cq_mode=poll rate=$rate || return 1
+	wait_stat 60 cli msgs_verified -gt 20 || return 1
+	for phase in nap spin; do
+		if [ $phase = spin ]; then
+			for ep in cli srv; do
+				expect_write "$CQN_CFS/endpoints/$ep/poll_idle_us" 0 || return 1
+			done
+			sleep 1
+		fi
+		for ep in cli srv; do
+			n0[$ep]=$(ep_stat $ep cq_poll_naps) c0[$ep]=$(ep_stat $ep cpu_ns)
+		done
+		msgs=$(ep_stat cli msgs_verified)
+		sleep $secs
+		msgs=$(($(ep_stat cli msgs_verified) - msgs))
+		for ep in cli srv; do
+			naps[$phase.$ep]=$(($(ep_stat $ep cq_poll_naps) - n0[$ep]))
+			cpu[$phase.$ep]=$(($(ep_stat $ep cpu_ns) - c0[$ep]))
+		done
+		line+=" $phase: $msgs messages, naps ${naps[$phase.cli]} / ${naps[$phase.srv]}, ms polling $((cpu[$phase.cli] / 1000000)) / $((cpu[$phase.srv] / 1000000));"
+		[ "$msgs" -gt 0 ] || { fail "$phase: no message in $secs s"; return 1; }
+		m[$phase]=$msgs
+	done
+	echo "figure: client / server over $secs s at $rate messages a second:$line"
+	for ep in cli srv; do
+		[ "${naps[nap.$ep]}" -ge "${m[nap]}" ] ||
+			{ fail "$ep: ${naps[nap.$ep]} naps for ${m[nap]} paced messages with poll_idle_us 100"; return 1; }
+		expect_eq "${naps[spin.$ep]}" 0 "$ep naps with poll_idle_us 0" || return 1
+		[ $((cpu[nap.$ep] * 4)) -le "${cpu[spin.$ep]}" ] ||
+			{ fail "$ep: polled ${cpu[nap.$ep]} ns napping, ${cpu[spin.$ep]} ns spinning: not 4x less"; return 1; }
+	done
+	ep_enable cli 0 || return 1
+	stop_lost cli 1 || return 1
+	expect_eq "$RUN_LOST" 0 "messages lost" || return 1
 	check_stopped cli || return 1
 	ep_remove cli srv
 }

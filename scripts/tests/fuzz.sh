@@ -76,6 +76,7 @@ cq_period u32 0 65535
 adaptive_moderation bool
 poll_cpu s32 -1 cpu
 poll_window_max_us u32 0 100000
+poll_idle_us u32 0 100000
 solicited_only bool
 watchdog_ms u32 0 60000
 max_events_per_ms u32 0 1000000

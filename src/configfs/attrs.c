@@ -258,6 +258,8 @@ CQN_EP_BOOL_ATTR(adaptive_moderation, cq.adaptive_moderation)
 CONFIGFS_ATTR(cqn_ep_, adaptive_moderation);
 CQN_EP_U32_ATTR(poll_window_max_us, cq.poll_window_max_us, 0, CQN_POLL_WINDOW_MAX_US)
 CONFIGFS_ATTR(cqn_ep_, poll_window_max_us);
+CQN_EP_U32_ATTR(poll_idle_us, cq.poll_idle_us, 0, CQN_POLL_IDLE_MAX_US)
+CONFIGFS_ATTR(cqn_ep_, poll_idle_us);
 CQN_EP_BOOL_ATTR(solicited_only, cq.solicited_only)
 CONFIGFS_ATTR(cqn_ep_, solicited_only);
 CQN_EP_U32_ATTR(watchdog_ms, cq.watchdog_ms, 0, CQN_WATCHDOG_MS_MAX)
@@ -499,6 +501,7 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_moderation_effective,
 	&cqn_ep_attr_poll_cpu,
 	&cqn_ep_attr_poll_window_max_us,
+	&cqn_ep_attr_poll_idle_us,
 	&cqn_ep_attr_solicited_only,
 	&cqn_ep_attr_watchdog_ms,
 	&cqn_ep_attr_max_events_per_ms,
@@ -538,6 +541,7 @@ const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_moderation_effective_info,
 	&cqn_ep_poll_cpu_info,
 	&cqn_ep_poll_window_max_us_info,
+	&cqn_ep_poll_idle_us_info,
 	&cqn_ep_solicited_only_info,
 	&cqn_ep_watchdog_ms_info,
 	&cqn_ep_max_events_per_ms_info,
