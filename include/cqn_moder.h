@@ -24,6 +24,8 @@
 #define CQN_ADAPTIVE_STEP_US		4
 /* The poll thread's first nap once its CQ stayed empty, microseconds. */
 #define CQN_POLL_NAP_MIN_US		10
+/* Its longest nap: what a completion after a long gap may wait. */
+#define CQN_POLL_NAP_MAX_US		1000
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 

@@ -230,8 +230,8 @@ static void cqn_moder_test_window(struct kunit *test)
 
 /*
  * The poll thread's naps: none while the CQ was empty for less than
- * poll_idle_us, then CQN_POLL_NAP_MIN_US doubling to poll_idle_us; none
- * ever with poll_idle_us 0.
+ * poll_idle_us, then CQN_POLL_NAP_MIN_US doubling to CQN_POLL_NAP_MAX_US;
+ * none ever with poll_idle_us 0.
  */
 static void cqn_moder_test_poll_nap(struct kunit *test)
 {
@@ -246,10 +246,12 @@ static void cqn_moder_test_poll_nap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nap, 2U * CQN_POLL_NAP_MIN_US);
 	for (i = 0; i < 20; i++)
 		nap = cqn_poll_nap_next(nap, US(200 + i), 100);
-	KUNIT_EXPECT_EQ(test, nap, 100U);
-	/* A lowered poll_idle_us caps the next nap; one below the first nap is the nap. */
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(100, US(1000), 30), 30U);
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(1000), 5), 5U);
+	KUNIT_EXPECT_EQ(test, nap, (u32)CQN_POLL_NAP_MAX_US);
+	/* Whatever poll_idle_us, the naps start at the first and end at the longest. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(5), 5), (u32)CQN_POLL_NAP_MIN_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(CQN_POLL_NAP_MAX_US, US(200000), 100000),
+			(u32)CQN_POLL_NAP_MAX_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99999), 100000), 0U);
 	/* Completions again (the caller restarts from 0): spin. */
 	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, 0, 100), 0U);
 }

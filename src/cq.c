@@ -49,9 +49,9 @@
  *	cond_resched() after each. It costs a whole CPU while completions
  *	come, in exchange for the shortest path from completion to handler;
  *	once the CQ has been empty for ``poll_idle_us`` it naps between polls,
- *	10 us first, doubling up to ``poll_idle_us`` (``cq_poll_naps``), so an
- *	idle endpoint, or one whose peer's vCPU the host took away, gives its
- *	CPU up. 0 spins always.
+ *	10 us first, doubling up to 1 ms (``cq_poll_naps``), so an idle
+ *	endpoint, or one whose peer's vCPU the host took away, gives its CPU
+ *	up. 0 spins always.
  *
  * ``adaptive``
  *	Like ``event``, but after the work item has emptied the CQ it keeps

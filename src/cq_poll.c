@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The poll mode: a kernel thread per CQ busy-polls it and never arms it.
- * Once the CQ has been empty for poll_idle_us the thread naps between polls
- * (cqn_poll_nap_next(), ``cq_poll_naps``): on a shared host a spinning vCPU
- * takes the host CPU its peer's vCPU needs to answer.
+ * Once the CQ has been empty for poll_idle_us the thread naps between polls,
+ * 10 us first, doubling to 1 ms (cqn_poll_nap_next(), ``cq_poll_naps``): an
+ * idle endpoint's thread stops holding a CPU, and on a shared host a
+ * spinning vCPU stops taking the host CPU its peer's vCPU needs to answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -240,10 +240,12 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
  *
  * A poll thread spins while completions come at least every @idle_us. Once
  * the CQ has been empty that long it naps between polls: CQN_POLL_NAP_MIN_US
- * first, doubling each time the CQ is still empty, to at most @idle_us, so
- * an endpoint without traffic, or one whose peer's CPU was taken away, stops
- * holding its CPU, and a completion waits at most about @idle_us for the
- * poll that finds it.
+ * first, doubling each time the CQ is still empty, to at most
+ * CQN_POLL_NAP_MAX_US, so an endpoint without traffic, or one whose peer's
+ * CPU was taken away, stops holding its CPU. Each nap is at most as long as
+ * the CQ has already been empty: a completion after a gap waits for the
+ * poll that finds it at most about the gap, and at most
+ * CQN_POLL_NAP_MAX_US.
  *
  * Context: any.
  * Return: the nap, microseconds; 0 to poll again at once.
@@ -252,7 +254,7 @@ u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us)
 {
 	if (!idle_us || idle_ns < (u64)idle_us * NSEC_PER_USEC)
 		return 0;
-	return min(max(nap_us * 2, (u32)CQN_POLL_NAP_MIN_US), idle_us);
+	return clamp_t(u32, nap_us * 2, CQN_POLL_NAP_MIN_US, CQN_POLL_NAP_MAX_US);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_nap_next);
 
