@@ -262,15 +262,39 @@ hw_count_reached()
 # be stranded (the run ends within a bound), and both completions of a
 # round trip come with one event. The tail (p99) is a figure only: under
 # TCG on a shared host it is the host's scheduling, tens of milliseconds
-# with or without moderation. (Unpaced, the consumer finds the next round
+# with or without moderation; when it exceeds the period, an echo may come
+# after the period it was held for, and one more measurement is judged
+# (fc23: p50 9.4 ms against a bound of 9.0 with an unmoderated p99 of
+# 15 ms). (Unpaced, the consumer finds the next round
 # trip's completions itself whenever they arrive before it has armed the CQ
 # again: polling is never moderated.)
 hw_period_expiry()
 {
-	local u50 u99 ue cfg cnt p50 p99 ev slack=$((SLACK_MS * 1000000))
+	local try
 
 	setup || return 1
 	start_server || return 1
+	# A host that stalls for longer than the period (the unmoderated p99
+	# above it) can delay an echo past the period it was held for: then
+	# the whole measurement is made once more, and that one is judged.
+	for try in 1 2; do
+		PERIOD_STALLED=0
+		period_measure $try && break
+		[ "$PERIOD_STALLED" = 1 ] || return 1
+		echo "figure: the host stalled longer than cq_period (unmoderated p99 above it): measuring again"
+	done
+	ep_remove cli srv
+}
+
+# period_measure TRY: one measurement of hw_period_expiry: unmoderated,
+# then cq_count 64 and 0 with cq_period PERIOD_US. On the first TRY, a p50
+# above its bound on a host stalling longer than the period sets
+# PERIOD_STALLED (and is printed, not failed).
+period_measure()
+{
+	local u50 u99 ue cfg cnt p50 p99 ev slack=$((SLACK_MS * 1000000))
+
+	ep_remove cli
 	run_client cli workload=pingpong msg_size=64 rate=$PERIOD_RATE iterations=$PERIOD_ITER ||
 		return 1
 	check_clean_run cli $PERIOD_ITER || return 1
@@ -295,19 +319,23 @@ hw_period_expiry()
 		echo "figure: $cfg: rtt p50 $p50 ns p99 $p99 ns, $ev events for $PERIOD_ITER round trips"
 		[ "$p50" -ge $((PERIOD_US * 1000)) ] ||
 			{ fail "$cfg: rtt p50 $p50 ns < cq_period: completions not held back"; return 1; }
-		[ "$p50" -le $((PERIOD_US * 1000 + u50 + slack)) ] || {
-			fail "$cfg: rtt p50 $p50 ns > cq_period + unmoderated p50 $u50 ns + slack $slack ns"
-			cat "$CQN_DFS/cli/latency"
-			return 1
-		}
 		# One event a round trip (two if the echo came later than the
 		# period after the send's completion, when the host stalls).
 		[ "$ev" -le $((PERIOD_ITER * 5 / 4 + 2)) ] ||
 			{ fail "$cfg: $ev events for $PERIOD_ITER round trips (held completions raised their own)"; return 1; }
 		expect_eq "$(ep_stat cli sw_moder_timer_fires)" 0 "$cfg: software moderation timer fires" ||
 			return 1
+		[ "$p50" -le $((PERIOD_US * 1000 + u50 + slack)) ] || {
+			cat "$CQN_DFS/cli/latency"
+			if [ "$1" = 1 ] && [ "$u99" -gt $((PERIOD_US * 1000)) ]; then
+				PERIOD_STALLED=1
+				echo "figure: $cfg: rtt p50 $p50 ns > cq_period + unmoderated p50 $u50 ns + slack $slack ns"
+				return 1
+			fi
+			fail "$cfg: rtt p50 $p50 ns > cq_period + unmoderated p50 $u50 ns + slack $slack ns"
+			return 1
+		}
 	done
-	ep_remove cli srv
 }
 
 # Live changes reach the provider. A paced pingpong (PERIOD_RATE round
