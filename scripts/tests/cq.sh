@@ -510,13 +510,32 @@ adaptive_moderation_runs()
 # (cqn_poll_nap_next(), src/moder.c). A paced stream, one message in flight
 # at 200 a second (50 on the debug kernel), leaves both CQs 5 ms (20 ms)
 # without a completion between messages: each gap takes naps on both ends
-# (cq_poll_naps at least one per message) and the poll threads spend far
-# less time polling (cpu_ns) than with poll_idle_us 0, set live, where no
-# nap is taken and they spin. Nothing is lost either way.
+# (cq_poll_naps at least one per message), and each nap is a sleep: the
+# poll threads' voluntary context switches (/proc/PID/status) grow by at
+# least half the naps. With poll_idle_us 0, set live, no nap is taken and
+# the threads spin. The time they spend polling (cpu_ns, which includes
+# the softirqs run as bottom halves are enabled again) is printed: far
+# less napping on a quiet host, 3x less on the debug kernel beside the
+# other lane of make check (fc24). Nothing is lost either way.
+# poll_vcsw EP: the voluntary context switches of EP's poll threads, summed.
+poll_vcsw()
+{
+	local f comm k v n=0
+
+	for f in /proc/[0-9]*/comm; do
+		IFS= read -r comm 2>/dev/null <"${f}" || continue
+		[[ $comm == "cqn-poll/$1."* ]] || continue
+		while read -r k v; do
+			[ "$k" = voluntary_ctxt_switches: ] && n=$((n + v))
+		done 2>/dev/null <"${f%/comm}/status"
+	done
+	echo $n
+}
+
 poll_naps_when_idle()
 {
 	local ep phase msgs secs=3 rate=200 line=
-	local -A n0 c0 naps cpu m
+	local -A n0 c0 v0 naps cpu vcsw m
 
 	[ "$CQN_KERNEL" = debug ] && rate=50
 	setup || return 1
@@ -532,6 +551,7 @@ poll_naps_when_idle()
 		fi
 		for ep in cli srv; do
 			n0[$ep]=$(ep_stat $ep cq_poll_naps) c0[$ep]=$(ep_stat $ep cpu_ns)
+			v0[$ep]=$(poll_vcsw $ep)
 		done
 		msgs=$(ep_stat cli msgs_verified)
 		sleep $secs
@@ -539,8 +559,9 @@ poll_naps_when_idle()
 		for ep in cli srv; do
 			naps[$phase.$ep]=$(($(ep_stat $ep cq_poll_naps) - n0[$ep]))
 			cpu[$phase.$ep]=$(($(ep_stat $ep cpu_ns) - c0[$ep]))
+			vcsw[$phase.$ep]=$(($(poll_vcsw $ep) - v0[$ep]))
 		done
-		line+=" $phase: $msgs messages, naps ${naps[$phase.cli]} / ${naps[$phase.srv]}, ms polling $((cpu[$phase.cli] / 1000000)) / $((cpu[$phase.srv] / 1000000));"
+		line+=" $phase: $msgs messages, naps ${naps[$phase.cli]} / ${naps[$phase.srv]}, sleeps ${vcsw[$phase.cli]} / ${vcsw[$phase.srv]}, ms polling $((cpu[$phase.cli] / 1000000)) / $((cpu[$phase.srv] / 1000000));"
 		[ "$msgs" -gt 0 ] || { fail "$phase: no message in $secs s"; return 1; }
 		m[$phase]=$msgs
 	done
@@ -548,9 +569,9 @@ poll_naps_when_idle()
 	for ep in cli srv; do
 		[ "${naps[nap.$ep]}" -ge "${m[nap]}" ] ||
 			{ fail "$ep: ${naps[nap.$ep]} naps for ${m[nap]} paced messages with poll_idle_us 100"; return 1; }
+		[ $((vcsw[nap.$ep] * 2)) -ge "${naps[nap.$ep]}" ] ||
+			{ fail "$ep: ${naps[nap.$ep]} naps, ${vcsw[nap.$ep]} voluntary context switches of its poll thread: the naps do not sleep"; return 1; }
 		expect_eq "${naps[spin.$ep]}" 0 "$ep naps with poll_idle_us 0" || return 1
-		[ $((cpu[nap.$ep] * 4)) -le "${cpu[spin.$ep]}" ] ||
-			{ fail "$ep: polled ${cpu[nap.$ep]} ns napping, ${cpu[spin.$ep]} ns spinning: not 4x less"; return 1; }
 	done
 	ep_enable cli 0 || return 1
 	stop_lost cli 1 || return 1
