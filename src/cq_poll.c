@@ -21,20 +21,18 @@ static int cqn_cq_poll_thread(void *arg)
 	struct cqn_cq *c = arg;
 	u64 t0, now, idle_since = cqn_cq_clock();
 	u32 nap = 0;
+	int n;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
 		t0 = cqn_cq_clock();
-		if (cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true)) {
-			idle_since = cqn_cq_clock();
-			nap = 0;
-			cqn_stat_add(c->stats, CQN_STAT_cpu_ns, idle_since - t0);
-			cond_resched();
-			continue;
-		}
+		n = cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true);
 		now = cqn_cq_clock();
 		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, now - t0);
-		nap = cqn_poll_nap_next(nap, now - idle_since, READ_ONCE(c->params.poll_idle_us));
+		if (n)
+			idle_since = now;
+		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since,
+						READ_ONCE(c->params.poll_idle_us));
 		if (!nap) {
 			cond_resched();
 			continue;

@@ -506,6 +506,19 @@ adaptive_moderation_runs()
 	ep_remove cli srv
 }
 
+# poll_vcsw EP: the voluntary context switches of EP's poll threads, summed.
+poll_vcsw()
+{
+	local pid k v n=0
+
+	for pid in $(poll_pids "$1"); do
+		while read -r k v; do
+			[ "$k" = voluntary_ctxt_switches: ] && n=$((n + v))
+		done 2>/dev/null <"/proc/$pid/status"
+	done
+	echo $n
+}
+
 # Poll mode naps once its CQ has been empty for poll_idle_us
 # (cqn_poll_nap_next(), src/moder.c). A paced stream, one message in flight
 # at 200 a second (50 on the debug kernel), leaves both CQs 5 ms (20 ms)
@@ -517,21 +530,6 @@ adaptive_moderation_runs()
 # the softirqs run as bottom halves are enabled again) is printed: far
 # less napping on a quiet host, 3x less on the debug kernel beside the
 # other lane of make check (fc24). Nothing is lost either way.
-# poll_vcsw EP: the voluntary context switches of EP's poll threads, summed.
-poll_vcsw()
-{
-	local f comm k v n=0
-
-	for f in /proc/[0-9]*/comm; do
-		IFS= read -r comm 2>/dev/null <"${f}" || continue
-		[[ $comm == "cqn-poll/$1."* ]] || continue
-		while read -r k v; do
-			[ "$k" = voluntary_ctxt_switches: ] && n=$((n + v))
-		done 2>/dev/null <"${f%/comm}/status"
-	done
-	echo $n
-}
-
 poll_naps_when_idle()
 {
 	local ep phase msgs secs=3 rate=200 line=

@@ -616,13 +616,22 @@ check_moder()
 # /proc without starting a process: the debug kernel is slow to fork).
 poll_threads()
 {
-	local f comm n=0
+	local -a pids
+
+	read -ra pids <<<"$(poll_pids "$1")"
+	echo ${#pids[@]}
+}
+
+# poll_pids EP: the PIDs of EP's poll threads (cqn-poll/EP.*), on one line.
+poll_pids()
+{
+	local f comm pids=()
 
 	for f in /proc/[0-9]*/comm; do
 		IFS= read -r comm 2>/dev/null <"$f" || continue
-		[[ $comm == "cqn-poll/$1."* ]] && n=$((n + 1))
+		[[ $comm == "cqn-poll/$1."* ]] && pids+=("${f//[!0-9]/}")
 	done
-	echo $n
+	echo "${pids[*]}"
 }
 
 # --- the robust suites (faults, inject, fuzz, hostile, permissions):
