@@ -638,14 +638,15 @@ many_up()
 # conns_echoing EP: how many of EP's connections have verified an echo.
 conns_echoing()
 {
-	local f n=0 line
+	local f n=0 line lines
 
 	for f in "$CQN_DFS/$1"/conns/*/stats; do
-		while read -r line; do
+		mapfile -t lines <"$f" # whole: see ep_stats
+		for line in "${lines[@]}"; do
 			[[ $line == "msgs_verified "* ]] || continue
 			[ "${line#* }" -gt 0 ] && n=$((n + 1))
 			break
-		done <"$f"
+		done
 	done
 	echo $n
 }
@@ -759,7 +760,7 @@ mem_kib()
 
 	while read -r k v _; do
 		[ "$k" = MemAvailable: ] && { echo "$v"; return; }
-	done </proc/meminfo
+	done <<<"$(</proc/meminfo)" # whole: see ep_stats
 }
 
 # 1024 connections fit in the VM, every one echoing, and what each costs:
