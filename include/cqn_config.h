@@ -84,6 +84,18 @@ enum cqn_cq_mode {
 };
 
 /**
+ * enum cqn_poll_priority - the scheduling priority of a poll thread
+ * @CQN_POLL_PRIO_LOW: nice 19: every other task of its CPU runs first
+ * @CQN_POLL_PRIO_NORMAL: nice 0: it shares its CPU with the other tasks
+ * @CQN_POLL_PRIO_COUNT: number of priorities
+ */
+enum cqn_poll_priority {
+	CQN_POLL_PRIO_LOW,
+	CQN_POLL_PRIO_NORMAL,
+	CQN_POLL_PRIO_COUNT,
+};
+
+/**
  * enum cqn_workload - what a client sends
  * @CQN_WL_PINGPONG: one message at a time, the next after its echo
  * @CQN_WL_STREAM: keep queue_depth messages outstanding
@@ -104,6 +116,7 @@ enum cqn_workload {
  * @poll_window_max_us: adaptive mode: longest polling window
  * @poll_idle_us: poll mode: how long the CQ stays empty before the poll
  *	thread naps between polls (0: it never does)
+ * @poll_priority: poll mode: enum cqn_poll_priority of the poll thread
  * @solicited_only: arm the CQ for solicited completions only
  * @watchdog_ms: silent-CQ watchdog period (0: off)
  * @max_events_per_ms: event storm threshold (0: off)
@@ -121,6 +134,7 @@ struct cqn_cq_params {
 	s32 poll_cpu;
 	u32 poll_window_max_us;
 	u32 poll_idle_us;
+	u32 poll_priority;
 	bool solicited_only;
 	u32 watchdog_ms;
 	u32 max_events_per_ms;
@@ -181,6 +195,7 @@ struct cqn_config {
 extern const char *const cqn_role_names[];
 extern const char *const cqn_cq_mode_names[];
 extern const char *const cqn_workload_names[];
+extern const char *const cqn_poll_priority_names[];
 extern const unsigned int cqn_role_count, cqn_workload_count;
 
 void cqn_config_defaults(struct cqn_config *cfg);

@@ -188,6 +188,7 @@ static void cqn_config_test_live_set(struct kunit *test)
 		offsetof(struct cqn_config, cq.poll_cpu),
 		offsetof(struct cqn_config, cq.poll_window_max_us),
 		offsetof(struct cqn_config, cq.poll_idle_us),
+		offsetof(struct cqn_config, cq.poll_priority),
 		offsetof(struct cqn_config, cq.solicited_only),
 		offsetof(struct cqn_config, cq.watchdog_ms),
 		offsetof(struct cqn_config, cq.max_events_per_ms),

@@ -96,6 +96,13 @@ const char *const cqn_workload_names[] = {
 
 const unsigned int cqn_workload_count = ARRAY_SIZE(cqn_workload_names);
 
+const char *const cqn_poll_priority_names[] = {
+	[CQN_POLL_PRIO_LOW] = "low",
+	[CQN_POLL_PRIO_NORMAL] = "normal",
+};
+
+static_assert(ARRAY_SIZE(cqn_poll_priority_names) == CQN_POLL_PRIO_COUNT);
+
 const char *const cqn_cq_share_names[] = {
 	[CQN_SHARE_CONN] = "conn",
 	[CQN_SHARE_CPU] = "cpu",
@@ -128,6 +135,7 @@ void cqn_config_defaults(struct cqn_config *cfg)
 	cfg->cq.poll_cpu = -1;
 	cfg->cq.poll_window_max_us = CQN_POLL_WINDOW_DEFAULT_US;
 	cfg->cq.poll_idle_us = CQN_POLL_IDLE_DEFAULT_US;
+	cfg->cq.poll_priority = CQN_POLL_PRIO_LOW;
 	cfg->max_conns = 16;
 	cfg->connections = 1;
 	cfg->srq_depth = CQN_SRQ_DEPTH_DEFAULT;
@@ -305,7 +313,8 @@ EXPORT_SYMBOL_GPL(cqn_reconnect_delay_ms);
  * The live-tunable attributes are the members of struct cqn_cq_params
  * (cqn_config.cq): cq_depth, cq_mode, cq_count, cq_period,
  * adaptive_moderation, poll_cpu, poll_window_max_us, poll_idle_us,
- * solicited_only, watchdog_ms and max_events_per_ms. The others need the endpoint disabled.
+ * poll_priority, solicited_only, watchdog_ms and max_events_per_ms. The
+ * others need the endpoint disabled.
  *
  * Context: any.
  * Return: true for a member of cqn_config.cq.

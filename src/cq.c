@@ -51,7 +51,11 @@
  *	once the CQ has been empty for ``poll_idle_us`` it naps between polls,
  *	10 us first, doubling up to 1 ms (``cq_poll_naps``), so an idle
  *	endpoint, or one whose peer's vCPU the host took away, gives its CPU
- *	up. 0 spins always.
+ *	up. 0 spins always. The thread runs at nice 19 (``poll_priority``
+ *	``low``, the default): every other task of its CPU, the connection
+ *	manager's and rxe's work, a user's program, runs first when it is
+ *	ready, so many poll threads cannot starve the connections they serve;
+ *	``normal`` (nice 0) makes it share its CPU fairly instead.
  *
  * ``adaptive``
  *	Like ``event``, but after the work item has emptied the CQ it keeps
@@ -483,7 +487,8 @@ void cqn_cq_destroy(struct cqn_cq *c)
 
 /*
  * The tuning that needs no quiesce: the handlers read each value once per
- * use. A running poll thread moves to the new CPU at once.
+ * use. A running poll thread takes its new priority and moves to the new
+ * CPU at once.
  */
 static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 {
@@ -492,6 +497,11 @@ static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 	WRITE_ONCE(c->params.solicited_only, p->solicited_only);
 	WRITE_ONCE(c->params.poll_window_max_us, p->poll_window_max_us);
 	WRITE_ONCE(c->params.poll_idle_us, p->poll_idle_us);
+	if (p->poll_priority != c->params.poll_priority) {
+		c->params.poll_priority = p->poll_priority;
+		if (c->poller)
+			set_user_nice(c->poller, cqn_cq_poll_nice(p->poll_priority));
+	}
 	WRITE_ONCE(c->params.max_events_per_ms, p->max_events_per_ms);
 	cqn_cq_guard_retime(c, p->watchdog_ms);
 	if (c->window_us > p->poll_window_max_us)

@@ -18,6 +18,7 @@
 #include <linux/dim.h>
 #include <linux/irq_poll.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/prio.h>
 
 #include "cqnotify.h"
 
@@ -398,6 +399,12 @@ void cqn_cq_irqpoll_init(struct cqn_cq *c);
 
 /* src/cq_poll.c */
 extern const struct cqn_cq_mode_ops cqn_cq_poll_ops;
+
+/* The nice value of a poll thread at @prio (enum cqn_poll_priority). */
+static inline int cqn_cq_poll_nice(u32 prio)
+{
+	return prio == CQN_POLL_PRIO_NORMAL ? 0 : MAX_NICE;
+}
 
 /* src/cq_core.c */
 extern const struct cqn_cq_mode_ops cqn_cq_softirq_ops;

@@ -5,6 +5,9 @@
  * 10 us first, doubling to 1 ms (cqn_poll_nap_next(), ``cq_poll_naps``): an
  * idle endpoint's thread stops holding a CPU, and on a shared host a
  * spinning vCPU stops taking the host CPU its peer's vCPU needs to answer.
+ * The thread runs at nice 19 unless poll_priority is normal: the tasks it
+ * would otherwise share its CPU with (the connection manager's work, rxe's,
+ * ksoftirqd) run first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,6 +54,7 @@ static int cqn_cq_poll_run(struct cqn_cq *c)
 	p = kthread_create(cqn_cq_poll_thread, c, "cqn-poll/%s", c->name);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
+	set_user_nice(p, cqn_cq_poll_nice(READ_ONCE(c->params.poll_priority)));
 	if (cpu >= 0 && cpu_online(cpu))
 		kthread_bind(p, cpu);
 	else if (cpu >= 0)

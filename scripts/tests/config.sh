@@ -29,7 +29,7 @@ defaults()
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
 		  cq_period=0 max_conns=16 connections=1 srq=0 srq_depth=4096 workload=pingpong queue_depth=16 \
 		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
-		  poll_window_max_us=50 poll_idle_us=100 solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
+		  poll_window_max_us=50 poll_idle_us=100 poll_priority=low solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
 		  max_events_per_ms=0 moderation_effective=off; do
 		expect_eq "$(cat "$EP/${kv%%=*}")" "${kv#*=}" "default ${kv%%=*}" || return 1
 	done
@@ -66,6 +66,7 @@ poll_cpu|x 1.0 --1 0x1
 solicited_only|2 -1 yes
 adaptive_moderation|2 -1 on
 workload|ping stream_
+poll_priority|idle LOW 19 0
 verify|2 -1 yes true on
 reconnect|2 -1 yes
 srq|2 -1 yes on
@@ -168,6 +169,7 @@ adaptive_moderation|1 0
 poll_cpu|$MAX_CPU -1
 poll_window_max_us|100000 0 50
 poll_idle_us|100000 0 100
+poll_priority|normal low
 solicited_only|1 0
 watchdog_ms|60000 0
 max_events_per_ms|1000000 0
@@ -394,6 +396,13 @@ busy_run()
 	[ -n "$pid" ] || { fail "no cqn-poll/t.* thread in poll mode"; return 1; }
 	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "$pid/status")" "$MAX_CPU" \
 		"poll thread CPUs after poll_cpu $MAX_CPU" || return 1
+	# poll_priority: the poll thread's nice value (field 19 of its stat).
+	expect_eq "$(awk '{ print $19 }' "$pid/stat")" 19 "poll thread nice at poll_priority low" ||
+		return 1
+	expect_write "$EP/poll_priority" normal || return 1
+	expect_eq "$(awk '{ print $19 }' "$pid/stat")" 0 "poll thread nice after poll_priority normal" ||
+		return 1
+	expect_write "$EP/poll_priority" low || return 1
 	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" event || return 1
 	t_moves || return 1
 	expect_eq "$(cat "$EP/state")" running "server state after the live changes" || return 1

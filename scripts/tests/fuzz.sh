@@ -29,6 +29,7 @@ in_range()
 	cq_mode) [[ $2 =~ ^(event|poll|adaptive|softirq|workqueue|irqpoll)$ ]] ;;
 	workload) [[ $2 =~ ^(pingpong|stream)$ ]] ;;
 	cq_share) [[ $2 =~ ^(conn|cpu|endpoint)$ ]] ;;
+	poll_priority) [[ $2 =~ ^(low|normal)$ ]] ;;
 	addr) [[ $2 =~ ^[0-9a-fA-F.:%]+$ ]] ;;
 	poll_cpu) [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -1 ] && [ "$2" -lt "$(nproc)" ] ;;
 	verify|enable|solicited_only|adaptive_moderation|reconnect|srq) [[ $2 =~ ^[01]$ ]] ;;
@@ -77,6 +78,7 @@ adaptive_moderation bool
 poll_cpu s32 -1 cpu
 poll_window_max_us u32 0 100000
 poll_idle_us u32 0 100000
+poll_priority choice low,normal
 solicited_only bool
 watchdog_ms u32 0 60000
 max_events_per_ms u32 0 1000000

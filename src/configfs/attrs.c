@@ -231,6 +231,8 @@ static const char *const *const cqn_ep_workload_names = cqn_workload_names;
 static const unsigned int cqn_ep_cq_mode_count = CQN_CQ_MODE_COUNT;
 static const char *const *const cqn_ep_cq_share_names = cqn_cq_share_names;
 static const unsigned int cqn_ep_cq_share_count = CQN_SHARE_COUNT;
+static const char *const *const cqn_ep_poll_priority_names = cqn_poll_priority_names;
+static const unsigned int cqn_ep_poll_priority_count = CQN_POLL_PRIO_COUNT;
 
 CQN_EP_CHOICE_ATTR(role, role, cqn_role_count)
 CONFIGFS_ATTR(cqn_ep_, role);
@@ -260,6 +262,8 @@ CQN_EP_U32_ATTR(poll_window_max_us, cq.poll_window_max_us, 0, CQN_POLL_WINDOW_MA
 CONFIGFS_ATTR(cqn_ep_, poll_window_max_us);
 CQN_EP_U32_ATTR(poll_idle_us, cq.poll_idle_us, 0, CQN_POLL_IDLE_MAX_US)
 CONFIGFS_ATTR(cqn_ep_, poll_idle_us);
+CQN_EP_CHOICE_ATTR(poll_priority, cq.poll_priority, cqn_ep_poll_priority_count)
+CONFIGFS_ATTR(cqn_ep_, poll_priority);
 CQN_EP_BOOL_ATTR(solicited_only, cq.solicited_only)
 CONFIGFS_ATTR(cqn_ep_, solicited_only);
 CQN_EP_U32_ATTR(watchdog_ms, cq.watchdog_ms, 0, CQN_WATCHDOG_MS_MAX)
@@ -502,6 +506,7 @@ struct configfs_attribute *cqn_ep_attrs[] = {
 	&cqn_ep_attr_poll_cpu,
 	&cqn_ep_attr_poll_window_max_us,
 	&cqn_ep_attr_poll_idle_us,
+	&cqn_ep_attr_poll_priority,
 	&cqn_ep_attr_solicited_only,
 	&cqn_ep_attr_watchdog_ms,
 	&cqn_ep_attr_max_events_per_ms,
@@ -542,6 +547,7 @@ const struct cqn_attr_info *const cqn_ep_infos[] = {
 	&cqn_ep_poll_cpu_info,
 	&cqn_ep_poll_window_max_us_info,
 	&cqn_ep_poll_idle_us_info,
+	&cqn_ep_poll_priority_info,
 	&cqn_ep_solicited_only_info,
 	&cqn_ep_watchdog_ms_info,
 	&cqn_ep_max_events_per_ms_info,
