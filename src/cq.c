@@ -69,9 +69,10 @@
  *	shrinks to 0 and the engine sleeps like ``event``. The current window
  *	is shown as ``poll_window_us``, completions caught by it as
  *	``cq_window_hits``. Its work item runs on a workqueue of its own
- *	(``cqnotify_spin``, WQ_CPU_INTENSIVE), so the workqueue starts another
- *	worker for a work item queued behind a spinning window on its CPU (on
- *	rxe the peer's wakeup lands on the sender's CPU), and the window
+ *	(``cqnotify_spin``, WQ_CPU_INTENSIVE, two at once per CPU), so the
+ *	workqueue starts another worker for a work item queued behind a
+ *	spinning window on its CPU (on rxe the peer's wakeup lands on the
+ *	sender's CPU) but not one per engine, and the window
  *	closes early, arming the CQ, when another task is runnable there
  *	(``cq_window_yields``, as KVM's halt polling stops).
  *

@@ -30,6 +30,13 @@ struct workqueue_struct *cqn_wq;
  * its CPU (cq_window_yields). Unbound with unbound_wq, as cqn_wq.
  */
 struct workqueue_struct *cqn_spin_wq;
+/*
+ * Spinning work items of cqn_spin_wq running at once per CPU: two, the
+ * two ends of an exchange in one guest. Without a limit the pool ran one
+ * worker per pending engine (more than 148 on one vCPU with 512 adaptive
+ * engines) and the connection manager's work got a share of that.
+ */
+#define CQN_SPIN_MAX_ACTIVE	2
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
 struct workqueue_struct *cqn_reap_wq;
 
@@ -46,7 +53,8 @@ static int __init cqn_init(void)
 	if (!cqn_wq)
 		return -ENOMEM;
 	cqn_spin_wq = alloc_workqueue("cqnotify_spin",
-				      unbound_wq ? WQ_UNBOUND : WQ_CPU_INTENSIVE, 0);
+				      unbound_wq ? WQ_UNBOUND : WQ_CPU_INTENSIVE,
+				      unbound_wq ? 0 : CQN_SPIN_MAX_ACTIVE);
 	if (!cqn_spin_wq) {
 		ret = -ENOMEM;
 		goto err_wq;
