@@ -499,7 +499,7 @@ static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 	WRITE_ONCE(c->params.poll_window_max_us, p->poll_window_max_us);
 	WRITE_ONCE(c->params.poll_idle_us, p->poll_idle_us);
 	if (p->poll_priority != c->params.poll_priority) {
-		c->params.poll_priority = p->poll_priority;
+		WRITE_ONCE(c->params.poll_priority, p->poll_priority);
 		if (c->poller)
 			set_user_nice(c->poller, cqn_cq_poll_nice(p->poll_priority));
 	}

@@ -396,11 +396,11 @@ busy_run()
 	[ -n "$pid" ] || { fail "no cqn-poll/t.* thread in poll mode"; return 1; }
 	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "$pid/status")" "$MAX_CPU" \
 		"poll thread CPUs after poll_cpu $MAX_CPU" || return 1
-	# poll_priority: the poll thread's nice value (field 19 of its stat).
-	expect_eq "$(awk '{ print $19 }' "$pid/stat")" 19 "poll thread nice at poll_priority low" ||
+	# poll_priority: the poll thread's nice value.
+	expect_eq "$(thread_nice "${pid#/proc/}")" 19 "poll thread nice at poll_priority low" ||
 		return 1
 	expect_write "$EP/poll_priority" normal || return 1
-	expect_eq "$(awk '{ print $19 }' "$pid/stat")" 0 "poll thread nice after poll_priority normal" ||
+	expect_eq "$(thread_nice "${pid#/proc/}")" 0 "poll thread nice after poll_priority normal" ||
 		return 1
 	expect_write "$EP/poll_priority" low || return 1
 	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" event || return 1

@@ -512,12 +512,14 @@ adaptive_moderation_runs()
 # a thread's count was read as 0 in two runs of five.
 poll_vcsw()
 {
-	local pid k v n=0
+	local pid line n=0
+	local -a lines
 
 	for pid in $(poll_pids "$1"); do
-		while read -r k v; do
-			[ "$k" = voluntary_ctxt_switches: ] && n=$((n + v))
-		done <<<"$(cat "/proc/$pid/status" 2>/dev/null)"
+		mapfile -t lines 2>/dev/null <"/proc/$pid/status" || continue
+		for line in "${lines[@]}"; do
+			[[ $line == voluntary_ctxt_switches:* ]] && n=$((n + ${line##*[[:space:]]}))
+		done
 	done
 	echo $n
 }
@@ -814,7 +816,7 @@ poll_thread_gives_way()
 		hogt=$(($(cpu_ticks $hog) - t0)) pollt=$(($(cpu_ticks "$pid") - p0))
 		msgs=$(($(ep_stat cli msgs_verified) - m0))
 		pct[$prio]=$((hogt * 100 / (secs * hz)))
-		line+=" $prio (nice $(awk '{ print $19 }' "/proc/$pid/stat")): the loop ${pct[$prio]} %, the poll thread $((pollt * 100 / (secs * hz))) %, $msgs messages;"
+		line+=" $prio (nice $(thread_nice "$pid")): the loop ${pct[$prio]} %, the poll thread $((pollt * 100 / (secs * hz))) %, $msgs messages;"
 		[ "$msgs" -gt 0 ] || { fail "$prio: no message in $secs s beside the loop"; break; }
 	done
 	kill $hog

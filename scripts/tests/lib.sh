@@ -622,6 +622,16 @@ poll_threads()
 	echo ${#pids[@]}
 }
 
+# thread_nice PID: PID's nice value (field 19 of /proc/PID/stat, whose comm
+# has no space for the threads asked about), with a builtin.
+thread_nice()
+{
+	local -a f
+
+	read -ra f 2>/dev/null <"/proc/$1/stat" || return 1
+	echo "${f[18]}"
+}
+
 # poll_pids EP: the PIDs of EP's poll threads (cqn-poll/EP.*), on one line.
 poll_pids()
 {

@@ -756,11 +756,13 @@ many_conns_server_full()
 # mem_kib: MemAvailable, KiB.
 mem_kib()
 {
-	local k v _
+	local k v _ line lines
 
-	while read -r k v _; do
+	mapfile -t lines </proc/meminfo # whole: see ep_stats
+	for line in "${lines[@]}"; do
+		read -r k v _ <<<"$line"
 		[ "$k" = MemAvailable: ] && { echo "$v"; return; }
-	done <<<"$(</proc/meminfo)" # whole: see ep_stats
+	done
 }
 
 # 1024 connections fit in the VM, every one echoing, and what each costs:
