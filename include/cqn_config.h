@@ -29,7 +29,7 @@
 /* Largest max_events_per_ms. */
 #define CQN_EVENTS_PER_MS_MAX	1000000
 /* Default poll_window_max_us of adaptive mode. */
-#define CQN_POLL_WINDOW_DEFAULT_US	50
+#define CQN_POLL_WINDOW_DEFAULT_US	200
 /* Largest client rate, messages per second. */
 #define CQN_RATE_MAX		10000000
 /* Reconnect attempts of a client (reconnect=1) before it gives up. */

@@ -446,7 +446,6 @@ struct cqn_endpoint {
 };
 
 extern struct workqueue_struct *cqn_wq;
-extern struct workqueue_struct *cqn_spin_wq;
 extern struct workqueue_struct *cqn_reap_wq;
 
 /* src/device.c */

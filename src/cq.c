@@ -58,23 +58,28 @@
  *	``normal`` (nice 0) makes it share its CPU fairly instead.
  *
  * ``adaptive``
- *	Like ``event``, but after the work item has emptied the CQ it keeps
- *	polling for a window before it re-arms, the same busy polls as
- *	``poll`` mode's. A completion found inside the
- *	window doubles it and starts it again; a window that runs out empty
- *	halves it; an event that a window of at most ``poll_window_max_us``
- *	would have caught sets it to twice the gap. Under steady load the
- *	window covers the gap between completions and the engine behaves like
- *	``poll`` (no events, no interrupts); when traffic stops the window
- *	shrinks to 0 and the engine sleeps like ``event``. The current window
- *	is shown as ``poll_window_us``, completions caught by it as
- *	``cq_window_hits``. Its work item runs on a workqueue of its own
- *	(``cqnotify_spin``, WQ_CPU_INTENSIVE, two at once per CPU), so the
- *	workqueue starts another worker for a work item queued behind a
- *	spinning window on its CPU (on rxe the peer's wakeup lands on the
- *	sender's CPU) but not one per engine, and the window
- *	closes early, arming the CQ, when another task is runnable there
- *	(``cq_window_yields``, as KVM's halt polling stops).
+ *	Like ``event``, but the wakeups run in a kernel thread of the engine's
+ *	own (``cqn-adapt/<endpoint>.<connection>``, not bound: the scheduler
+ *	wakes it on an idle CPU; at nice 19 as a poll thread, per
+ *	``poll_priority``), and after a wakeup has emptied the CQ the thread
+ *	keeps polling for a window before it re-arms, the same busy polls as
+ *	``poll`` mode's. A completion found inside the window doubles it and
+ *	starts it again; a window that runs out empty halves it; an event that a
+ *	window of at most ``poll_window_max_us`` would have caught sets it to
+ *	twice the gap. Under steady load the window covers the gap between
+ *	completions and the engine behaves like ``poll`` (no events, no
+ *	interrupts); when traffic stops the window shrinks to 0 and the engine
+ *	sleeps like ``event``. The current window is shown as
+ *	``poll_window_us``, completions caught by it as ``cq_window_hits``. When
+ *	another task is runnable on its CPU (``cq_window_yields``) the window
+ *	lets it run and goes on if that task preempts the thread (rxe's work on
+ *	6.12, the connection manager's: at nice 19 every nice-0 task does), and
+ *	otherwise closes, arming the CQ, as KVM's halt polling stops. A thread
+ *	rather than a work item: on rxe the peer's completion event is raised on
+ *	the CPU that sent the packet, so the two ends' work items of a pingpong
+ *	in one guest took turns on one vCPU, each window yielding to the other's
+ *	wakeup (about one event a message); two threads poll on two vCPUs and
+ *	catch each other's messages in their windows, as two poll threads do.
  *
  * ``irqpoll``
  *	Like ``event``, without the workqueue hop: the comp_handler schedules
@@ -481,6 +486,7 @@ void cqn_cq_destroy(struct cqn_cq *c)
 	/* A handler that ran before the CQ was gone may have queued work. */
 	cqn_cq_guard_stop(c);
 	cqn_cq_cancel_deferred(c);
+	cqn_cq_spin_stop(c);
 	kvfree(c->moder.stage);
 	kfree(c->wcs);
 	kfree(c);
@@ -489,7 +495,7 @@ void cqn_cq_destroy(struct cqn_cq *c)
 /*
  * The tuning that needs no quiesce: the handlers read each value once per
  * use. A running poll thread takes its new priority and moves to the new
- * CPU at once.
+ * CPU at once; adaptive mode's thread takes the new priority.
  */
 static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 {
@@ -502,6 +508,8 @@ static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 		WRITE_ONCE(c->params.poll_priority, p->poll_priority);
 		if (c->poller)
 			set_user_nice(c->poller, cqn_cq_poll_nice(p->poll_priority));
+		if (c->spinner)
+			set_user_nice(c->spinner, cqn_cq_poll_nice(p->poll_priority));
 	}
 	WRITE_ONCE(c->params.max_events_per_ms, p->max_events_per_ms);
 	cqn_cq_guard_retime(c, p->watchdog_ms);

@@ -6,7 +6,8 @@
  *
  *   src/cq.c		lifecycle, live changes
  *   src/cq_process.c	the take/process/arm core, busy polls
- *   src/cq_event.c	the event and adaptive modes: comp_handler, work item
+ *   src/cq_event.c	the event-driven modes' wakeup, comp_handler, event's work item
+ *   src/cq_adaptive.c	the adaptive mode: its thread and polling window
  *   src/cq_poll.c	the poll mode's thread
  *   src/cq_core.c	the RDMA core's modes (softirq, workqueue) and its DIM
  *   src/cq_moder.c	moderation: in the device, in software, adaptive
@@ -101,15 +102,13 @@ struct cqn_cq;
  * @halt: stop every context that processes the CQ; completions wait in it;
  *	NULL when the core owns them
  * @after_empty: adaptive mode: keep polling once a wakeup found the CQ
- *	empty; true when the budget ran out (the caller requeues the work)
+ *	empty; true when the budget ran out (the caller starts another
+ *	wakeup at once)
  * @event_seen: adaptive mode: an event that arrived at @ns started a wakeup
  * @kick: start a wakeup of the consumer (cqn_cq_kick()); NULL: queue the
  *	work item
  * @events: the mode arms the CQ and sleeps: software moderation, the
  *	guards and teardown's timer drain apply
- * @spins: the work item busy-polls (adaptive mode's window): it runs on
- *	cqn_spin_wq, whose work items the workqueue does not count as
- *	running, so that the others queued on its CPU start while it spins
  * @core: the RDMA core polls the CQ (ib_alloc_cq())
  *
  * Chosen once when the engine is created, and again on a live switch while
@@ -124,7 +123,6 @@ struct cqn_cq_mode_ops {
 	void (*event_seen)(struct cqn_cq *c, u64 ns);
 	void (*kick)(struct cqn_cq *c);
 	bool events;
-	bool spins;
 	bool core;
 };
 
@@ -259,13 +257,17 @@ struct cqn_cq_faults {
  * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
  *	so teardown cannot count on its drain requests completing
  * @caps: what the device offers
- * @work: event and adaptive modes: processes the CQ after an event
+ * @work: event mode: processes the CQ after an event
  * @iop: irqpoll mode: processes the CQ after an event, in softirq context
  *	(irq_poll, with a budget); disabled in every other mode
  * @iop_on: @iop is enabled
- * @from_event: the next run of @work was started by an event
- * @event_ns: when the event that started the next run of @work arrived
+ * @from_event: the next wakeup was started by an event
+ * @event_ns: when the event that started the next wakeup arrived
  * @poller: poll mode: the busy-polling thread
+ * @spinner: adaptive mode: the thread that runs its wakeups (created at its
+ *	first start, parked while the engine is quiesced, stopped when it is
+ *	destroyed)
+ * @spin_kicked: adaptive mode: bit 0, a wakeup of @spinner is wanted
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
@@ -300,6 +302,8 @@ struct cqn_cq {
 	bool from_event;
 	u64 event_ns;
 	struct task_struct *poller;
+	struct task_struct *spinner;
+	unsigned long spin_kicked;
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;
@@ -348,18 +352,6 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 }
 
 /**
- * cqn_cq_wq() - the workqueue of the engine's work item
- * @c: the engine
- *
- * Context: any.
- * Return: cqn_spin_wq for a mode whose work item spins, else cqn_wq.
- */
-static inline struct workqueue_struct *cqn_cq_wq(struct cqn_cq *c)
-{
-	return c->mode_ops->spins ? cqn_spin_wq : cqn_wq;
-}
-
-/**
  * cqn_cq_kick() - start a wakeup of the consumer: the mode's, or the work item
  * @c: the engine
  *
@@ -370,7 +362,7 @@ static inline void cqn_cq_kick(struct cqn_cq *c)
 	if (c->mode_ops->kick)
 		c->mode_ops->kick(c);
 	else
-		queue_work(cqn_cq_wq(c), &c->work);
+		queue_work(cqn_wq, &c->work);
 }
 
 /* src/cq_process.c */
@@ -387,11 +379,14 @@ void cqn_cq_event_handler(struct ib_event *event, void *ctx);
 
 /* src/cq_event.c */
 extern const struct cqn_cq_mode_ops cqn_cq_event_ops;
-extern const struct cqn_cq_mode_ops cqn_cq_adaptive_ops;
 void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx);
 enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget);
 void cqn_cq_rearm(struct cqn_cq *c);
 void cqn_cq_work(struct work_struct *work);
+
+/* src/cq_adaptive.c */
+extern const struct cqn_cq_mode_ops cqn_cq_adaptive_ops;
+void cqn_cq_spin_stop(struct cqn_cq *c);
 
 /* src/cq_irqpoll.c */
 extern const struct cqn_cq_mode_ops cqn_cq_irqpoll_ops;

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The event-driven modes, event and adaptive: the comp_handler queues a work
- * item, which empties the CQ and arms it again; adaptive mode keeps polling
- * for a window before it arms.
+ * The event-driven modes' engine: the comp_handler starts a wakeup (event
+ * mode: a work item), which empties the CQ and arms it again. Adaptive
+ * mode's thread (src/cq_adaptive.c) and irqpoll's softirq
+ * (src/cq_irqpoll.c) run the same wakeup.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/sched.h>
-#include <linux/sched/stat.h>
 
 #include "cq.h"
 #include "cqn_trace.h"
@@ -117,10 +116,10 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 }
 
 /**
- * cqn_cq_work() - the work item of the event and adaptive modes
+ * cqn_cq_work() - the work item of the event mode
  * @work: the engine's work item
  *
- * Context: process context (cqn_wq; adaptive mode: cqn_spin_wq).
+ * Context: process context (cqn_wq).
  */
 void cqn_cq_work(struct work_struct *work)
 {
@@ -137,7 +136,7 @@ void cqn_cq_work(struct work_struct *work)
 	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
 	case CQN_NEXT_AGAIN:
 		/* Leave the CQ unarmed and let other work run first. */
-		queue_work(cqn_cq_wq(c), &c->work);
+		queue_work(cqn_wq, &c->work);
 		break;
 	case CQN_NEXT_ARM:
 		cqn_cq_rearm(c);
@@ -151,62 +150,8 @@ void cqn_cq_work(struct work_struct *work)
 /* Event and adaptive modes start with a wakeup that empties the CQ. */
 static int cqn_cq_event_run(struct cqn_cq *c)
 {
-	queue_work(cqn_cq_wq(c), &c->work);
+	queue_work(cqn_wq, &c->work);
 	return 0;
-}
-
-/*
- * Adaptive mode: keep polling for the window after the CQ ran empty.
- * Returns true when the budget ran out (the caller requeues the work).
- */
-static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
-{
-	u64 start = cqn_cq_clock(), now;
-	u32 max_us = READ_ONCE(c->params.poll_window_max_us);
-	int n;
-
-	c->window_start_ns = start;
-	while (c->window_us) {
-		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
-		now = cqn_cq_clock();
-		if (n) {
-			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
-			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
-									  CQN_WIN_HIT, 0));
-			done += n;
-			if (done >= CQN_EVENT_BUDGET)
-				return true;
-			start = now;
-			c->window_start_ns = now;
-		} else if (now - start >= (u64)c->window_us * NSEC_PER_USEC) {
-			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
-									  CQN_WIN_EMPTY, 0));
-			break;
-		} else if (!single_task_running()) {
-			/* Another task wants this CPU (the peer's wakeup?): arm, sleep. */
-			cqn_stat_inc(c->stats, CQN_STAT_cq_window_yields);
-			break;
-		}
-		if (!cqn_cq_live(c))
-			break;
-		cond_resched();
-	}
-	/* Closed: the next event's gap counts from the arm that follows. */
-	if (!c->window_us)
-		c->window_start_ns = cqn_cq_clock();
-	return false;
-}
-
-/* Adaptive mode: an event a window of at most poll_window_max_us would have caught. */
-static void cqn_cq_window_event(struct cqn_cq *c, u64 ev)
-{
-	u32 w;
-
-	if (ev <= c->window_start_ns)
-		return;
-	w = cqn_adaptive_window_next(c->window_us, READ_ONCE(c->params.poll_window_max_us),
-				     CQN_WIN_EVENT, ev - c->window_start_ns);
-	WRITE_ONCE(c->window_us, w);
 }
 
 const struct cqn_cq_mode_ops cqn_cq_event_ops = {
@@ -215,28 +160,6 @@ const struct cqn_cq_mode_ops cqn_cq_event_ops = {
 	.run = cqn_cq_event_run,
 	.events = true,
 };
-
-const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
-	.alloc = cqn_cq_own_alloc,
-	.free = cqn_cq_own_free,
-	.run = cqn_cq_event_run,
-	.after_empty = cqn_cq_window_poll,
-	.event_seen = cqn_cq_window_event,
-	.events = true,
-	.spins = true,
-};
-
-/**
- * cqn_cq_window_us() - adaptive mode's current polling window
- * @c: the engine
- *
- * Context: any.
- * Return: microseconds.
- */
-u32 cqn_cq_window_us(struct cqn_cq *c)
-{
-	return READ_ONCE(c->window_us);
-}
 
 /**
  * cqn_cq_fault_drop_events() - fault injection: lose the next @n events

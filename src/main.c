@@ -20,30 +20,13 @@
  * debug kernel).
  */
 struct workqueue_struct *cqn_wq;
-/*
- * Adaptive mode's work item, which spins through its polling window.
- * WQ_CPU_INTENSIVE: on cqn_wq a spinning work item is the running one of
- * its CPU's worker pool, and a work item queued behind it on that CPU (the
- * peer's wakeup: rxe raises it on the CPU that sent the packet, the
- * spinner's) waits until the window closes; here the pool starts another
- * worker for it, and the window yields when another task is runnable on
- * its CPU (cq_window_yields). Unbound with unbound_wq, as cqn_wq.
- */
-struct workqueue_struct *cqn_spin_wq;
-/*
- * Spinning work items of cqn_spin_wq running at once per CPU: two, the
- * two ends of an exchange in one guest. Without a limit the pool ran one
- * worker per pending engine (more than 148 on one vCPU with 512 adaptive
- * engines) and the connection manager's work got a share of that.
- */
-#define CQN_SPIN_MAX_ACTIVE	2
 /* Connection teardown: sleeps while QPs drain, so it lives apart. */
 struct workqueue_struct *cqn_reap_wq;
 
 static bool unbound_wq;
 module_param(unbound_wq, bool, 0444);
 MODULE_PARM_DESC(unbound_wq,
-		 "run event/adaptive-mode CQ processing on an unbound workqueue (any CPU) instead of the CPU that took the event (default: 0)");
+		 "run event-mode CQ processing on an unbound workqueue (any CPU) instead of the CPU that took the event (default: 0)");
 
 static int __init cqn_init(void)
 {
@@ -52,17 +35,10 @@ static int __init cqn_init(void)
 	cqn_wq = alloc_workqueue("cqnotify", unbound_wq ? WQ_UNBOUND : 0, 0);
 	if (!cqn_wq)
 		return -ENOMEM;
-	cqn_spin_wq = alloc_workqueue("cqnotify_spin",
-				      unbound_wq ? WQ_UNBOUND : WQ_CPU_INTENSIVE,
-				      unbound_wq ? 0 : CQN_SPIN_MAX_ACTIVE);
-	if (!cqn_spin_wq) {
-		ret = -ENOMEM;
-		goto err_wq;
-	}
 	cqn_reap_wq = alloc_workqueue("cqnotify_reap", 0, 0);
 	if (!cqn_reap_wq) {
 		ret = -ENOMEM;
-		goto err_spin_wq;
+		goto err_wq;
 	}
 	ret = cqn_debugfs_init();
 	if (ret)
@@ -82,8 +58,6 @@ err_debugfs:
 	cqn_debugfs_exit();
 err_reap_wq:
 	destroy_workqueue(cqn_reap_wq);
-err_spin_wq:
-	destroy_workqueue(cqn_spin_wq);
 err_wq:
 	destroy_workqueue(cqn_wq);
 	return ret;
@@ -96,7 +70,6 @@ static void __exit cqn_exit(void)
 	cqn_debugfs_exit();
 	cqn_endpoint_exit();
 	destroy_workqueue(cqn_reap_wq);
-	destroy_workqueue(cqn_spin_wq);
 	destroy_workqueue(cqn_wq);
 	pr_info("unloaded\n");
 }

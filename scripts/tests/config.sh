@@ -29,7 +29,7 @@ defaults()
 		  recv_depth=64 cq_depth=256 cq_depth_actual=0 cq_mode=event cq_count=0 \
 		  cq_period=0 max_conns=16 connections=1 srq=0 srq_depth=4096 workload=pingpong queue_depth=16 \
 		  iterations=1000 duration_ms=0 verify=1 enable=0 state=idle poll_cpu=-1 \
-		  poll_window_max_us=50 poll_idle_us=100 poll_priority=low solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
+		  poll_window_max_us=200 poll_idle_us=100 poll_priority=low solicited_only=0 adaptive_moderation=0 watchdog_ms=0 \
 		  max_events_per_ms=0 moderation_effective=off; do
 		expect_eq "$(cat "$EP/${kv%%=*}")" "${kv#*=}" "default ${kv%%=*}" || return 1
 	done
@@ -403,7 +403,21 @@ busy_run()
 	expect_eq "$(thread_nice "${pid#/proc/}")" 0 "poll thread nice after poll_priority normal" ||
 		return 1
 	expect_write "$EP/poll_priority" low || return 1
-	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" event || return 1
+	# ... and adaptive mode's thread's.
+	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" adaptive || return 1
+	for pid in /proc/[0-9]*; do
+		IFS= read -r comm 2>/dev/null <"$pid/comm" && [[ $comm == cqn-adapt/t.* ]] && break
+		pid=
+	done
+	[ -n "$pid" ] || { fail "no cqn-adapt/t.* thread in adaptive mode"; return 1; }
+	expect_eq "$(thread_nice "${pid#/proc/}")" 19 "adaptive thread nice at poll_priority low" ||
+		return 1
+	expect_write "$EP/poll_priority" normal || return 1
+	expect_eq "$(thread_nice "${pid#/proc/}")" 0 "adaptive thread nice after poll_priority normal" ||
+		return 1
+	expect_write "$EP/poll_priority" low || return 1
+	t_moves || return 1
+	expect_write "$EP/cq_mode" event || return 1
 	t_moves || return 1
 	expect_eq "$(cat "$EP/state")" running "server state after the live changes" || return 1
 	ep_enable c 0 && check_stopped c || return 1

@@ -14,6 +14,7 @@ ALL_TESTS="
 	sw_moderation_ends_at_count
 	adaptive_moderation_runs
 	busy_poll_lets_softirqs_run
+	adaptive_pingpong_polls
 	poll_naps_when_idle
 	solicited_only_traffic
 	live_resize
@@ -624,6 +625,66 @@ busy_poll_lets_softirqs_run()
 		ep_remove cli srv
 	done
 	echo "figure:$line"
+}
+
+# adaptive_snap EP: ADS[EP] = "events hits yields messages" of EP now.
+declare -A ADS
+adaptive_snap()
+{
+	ep_stats "$1" || return 1
+	ADS[$1]="${STATS[cq_events]} ${STATS[cq_window_hits]} ${STATS[cq_window_yields]} ${STATS[msgs_received]}"
+}
+
+# Adaptive mode's windows run in a thread per engine (cqn-adapt/EP.*),
+# which the scheduler wakes on an idle vCPU: in a pingpong the two ends'
+# threads poll on the two vCPUs and take each other's messages from their
+# windows without an event, as two poll threads do. So the client takes
+# well under one CQ event per message, over 10 s of an endless pingpong:
+# at most 3 for 4 messages is required, where event mode takes one (6.1)
+# or nearly two (6.12: the send's and the echo's completions come apart).
+# Measured 0.02-0.23 on 6.1 and the debug kernel, 0.56 on 6.12 (rxe's
+# work items run on the polling CPUs there and take turns with the
+# windows) beside make check's other VM. A window that waits on the CPU
+# that took the event (a work item, or the threads on one CPU) yields to
+# the peer's wakeup there and takes about one. The window's longest is
+# 100 ms on the debug kernel, whose round trip under TCG is far longer
+# than the default's 200 us.
+adaptive_pingpong_polls()
+{
+	local w=200 ep ev hits ylds msgs a b line=
+	local -A evs nmsgs
+
+	[ "$CQN_KERNEL" = debug ] && w=100000
+	setup || return 1
+	start_server cq_mode=adaptive poll_window_max_us=$w || return 1
+	endless_client cli workload=pingpong msg_size=64 cq_mode=adaptive \
+		poll_window_max_us=$w || return 1
+	wait_stat 60 cli msgs_verified -gt 100 || return 1
+	for ep in cli srv; do
+		pgrep -f "^\\[?cqn-adapt/$ep\\." >/dev/null ||
+			{ fail "no cqn-adapt/$ep.* thread in adaptive mode"; return 1; }
+		adaptive_snap $ep || return 1
+	done
+	sleep 10
+	for ep in cli srv; do
+		read -r -a a <<<"${ADS[$ep]}"
+		adaptive_snap $ep || return 1
+		read -r -a b <<<"${ADS[$ep]}"
+		ev=$((b[0] - a[0])) hits=$((b[1] - a[1])) ylds=$((b[2] - a[2])) msgs=$((b[3] - a[3]))
+		[ "$msgs" -ge 50 ] || { fail "$ep received $msgs messages in 10 s"; return 1; }
+		line+=" $ep: $ev events, $hits window hits, $ylds yields for $msgs messages;"
+		evs[$ep]=$ev nmsgs[$ep]=$msgs
+	done
+	echo "figure: adaptive pingpong, window at most $w us:$line"
+	if [ $((evs[cli] * 4)) -gt $((nmsgs[cli] * 3)) ]; then
+		fail "adaptive cli took ${evs[cli]} CQ events for ${nmsgs[cli]} messages: its window does not catch the echoes"
+		return 1
+	fi
+	ep_enable cli 0 || return 1
+	stop_lost cli 1 || return 1
+	expect_eq "$RUN_LOST" 0 "messages lost" || return 1
+	check_stopped cli || return 1
+	ep_remove cli srv
 }
 
 # events_per_kmsg EP SECONDS: print EP's CQ events per 1000 messages

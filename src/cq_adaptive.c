@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The adaptive mode: event mode's engine run by a kernel thread of its own
+ * (cqn-adapt/<name>), which keeps polling for a window after the CQ ran
+ * empty before it arms the CQ and sleeps. The comp_handler wakes the
+ * thread; while completions keep coming inside the window no event is
+ * taken and nothing is woken, as in poll mode. The thread runs at
+ * poll_priority's nice value (19 by default), so whatever else its CPU
+ * has to do (6.12's rxe runs its requester and completer as work items;
+ * the connection manager) preempts the window instead of closing it.
+ *
+ * A thread and not a work item: the scheduler places a woken thread on an
+ * idle CPU, where a work item runs on the CPU that queued it. On rxe the
+ * peer's completion event is raised on the CPU that sent the packet, so
+ * two work items (the two ends of an exchange in one guest) took turns on
+ * one vCPU, each window yielding to the other's wakeup; two threads spin
+ * on two vCPUs and catch each other's messages without an event.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/stat.h>
+
+#include "cq.h"
+
+/* c->spin_kicked: a wakeup is wanted. */
+#define CQN_SPIN_KICKED	0
+
+/*
+ * Keep polling for the window after the CQ ran empty. Returns true when the
+ * budget ran out (the caller starts another wakeup at once).
+ */
+static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
+{
+	u64 start = cqn_cq_clock(), now;
+	u32 max_us = READ_ONCE(c->params.poll_window_max_us);
+	int n;
+
+	c->window_start_ns = start;
+	while (c->window_us) {
+		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
+		now = cqn_cq_clock();
+		if (n) {
+			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_HIT, 0));
+			done += n;
+			if (done >= CQN_EVENT_BUDGET)
+				return true;
+			start = now;
+			c->window_start_ns = now;
+		} else if (now - start >= (u64)c->window_us * NSEC_PER_USEC) {
+			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
+									  CQN_WIN_EMPTY, 0));
+			break;
+		} else if (!single_task_running()) {
+			/*
+			 * Another task wants this CPU: rxe's work (6.12), the
+			 * peer's thread, the connection manager. One that
+			 * preempts this thread runs now (cond_resched() below)
+			 * and the window goes on; otherwise the window closes
+			 * and the thread sleeps, the CQ armed.
+			 */
+			cqn_stat_inc(c->stats, CQN_STAT_cq_window_yields);
+			if (!need_resched())
+				break;
+		}
+		if (!cqn_cq_live(c))
+			break;
+		cond_resched();
+	}
+	/* Closed: the next event's gap counts from the arm that follows. */
+	if (!c->window_us)
+		c->window_start_ns = cqn_cq_clock();
+	return false;
+}
+
+/* An event that a window of at most poll_window_max_us would have caught. */
+static void cqn_cq_window_event(struct cqn_cq *c, u64 ev)
+{
+	u32 w;
+
+	if (ev <= c->window_start_ns)
+		return;
+	w = cqn_adaptive_window_next(c->window_us, READ_ONCE(c->params.poll_window_max_us),
+				     CQN_WIN_EVENT, ev - c->window_start_ns);
+	WRITE_ONCE(c->window_us, w);
+}
+
+/* One wakeup of the thread: empty the CQ, poll the window, arm. */
+static void cqn_cq_spin_wakeup(struct cqn_cq *c)
+{
+	u64 t0 = cqn_cq_clock();
+
+	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
+	case CQN_NEXT_AGAIN:
+		/* The CQ stays unarmed; let others of this CPU run first. */
+		set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
+		break;
+	case CQN_NEXT_ARM:
+		cqn_cq_rearm(c);
+		break;
+	case CQN_NEXT_SLEEP:
+		break;
+	}
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
+}
+
+/*
+ * The thread: sleeps until kicked (an event, a guard, moderation's timer,
+ * a missed-events report), then runs a wakeup. Parked while the engine is
+ * quiesced; stopped when the engine is destroyed.
+ */
+static int cqn_cq_spin_thread(void *arg)
+{
+	struct cqn_cq *c = arg;
+
+	while (!kthread_should_stop()) {
+		if (kthread_should_park()) {
+			kthread_parkme();
+			continue;
+		}
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!test_and_clear_bit(CQN_SPIN_KICKED, &c->spin_kicked)) {
+			if (!kthread_should_stop() && !kthread_should_park())
+				schedule();
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		if (cqn_cq_live(c))
+			cqn_cq_spin_wakeup(c);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * A wakeup: flag it and wake the thread (a parked one takes it when it
+ * runs again). Context: any; the comp_handler's, which must not sleep.
+ */
+static void cqn_cq_spin_kick(struct cqn_cq *c)
+{
+	struct task_struct *p = READ_ONCE(c->spinner);
+
+	set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
+	if (p)
+		wake_up_process(p);
+}
+
+/*
+ * Start (the first time: create) the thread with a wakeup that empties the
+ * CQ before arming it.
+ */
+static int cqn_cq_spin_run(struct cqn_cq *c)
+{
+	struct task_struct *p = c->spinner;
+
+	if (!p) {
+		p = kthread_create(cqn_cq_spin_thread, c, "cqn-adapt/%s", c->name);
+		if (IS_ERR(p))
+			return PTR_ERR(p);
+		set_user_nice(p, cqn_cq_poll_nice(READ_ONCE(c->params.poll_priority)));
+		WRITE_ONCE(c->spinner, p);
+	} else {
+		kthread_unpark(p);
+	}
+	cqn_cq_spin_kick(c);
+	return 0;
+}
+
+/*
+ * Wait out a wakeup in progress and park the thread; none runs until
+ * cqn_cq_spin_run(). The thread stays (a handler may still wake it) until
+ * cqn_cq_spin_stop(). Process context.
+ */
+static void cqn_cq_spin_halt(struct cqn_cq *c)
+{
+	if (c->spinner)
+		kthread_park(c->spinner);
+}
+
+/**
+ * cqn_cq_spin_stop() - end adaptive mode's thread, if the engine has one
+ * @c: the engine, its CQ destroyed and its timers cancelled, so nothing
+ *	can wake the thread any more
+ *
+ * Context: process context.
+ */
+void cqn_cq_spin_stop(struct cqn_cq *c)
+{
+	if (!c->spinner)
+		return;
+	kthread_stop(c->spinner);
+	c->spinner = NULL;
+}
+
+const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
+	.alloc = cqn_cq_own_alloc,
+	.free = cqn_cq_own_free,
+	.run = cqn_cq_spin_run,
+	.halt = cqn_cq_spin_halt,
+	.kick = cqn_cq_spin_kick,
+	.after_empty = cqn_cq_window_poll,
+	.event_seen = cqn_cq_window_event,
+	.events = true,
+};
+
+/**
+ * cqn_cq_window_us() - adaptive mode's current polling window
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u32 cqn_cq_window_us(struct cqn_cq *c)
+{
+	return READ_ONCE(c->window_us);
+}
