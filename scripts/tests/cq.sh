@@ -179,20 +179,13 @@ live_changes_lose_nothing()
 	check_accounted cli || return 1
 	[ "$(ep_stat srv msgs_received)" -ge "$recvd" ] ||
 		{ fail "server received $(ep_stat srv msgs_received) < client echoes $recvd"; return 1; }
-	# Adaptive mode polls windows (a stretch of 50 echoes may see none).
-	# A window ends early when another task wants its CPU
-	# (cq_window_yields). 6.12's rxe completes from an unbound work
-	# item that, with the other vCPU busy, queues on the polling CPU: the
-	# window yields to it and may never catch a completion there (fc22: 2
-	# hits; the last stop's CI: 0). So on 6.12 a polled window is one
-	# that hit or yielded; elsewhere one must have hit.
-	if [ "$CQN_KSERIES" = 6.12 ]; then
-		[ $((LIVE_HITS + LIVE_YIELDS)) -gt 0 ] ||
-			{ fail "no window polled (0 hits, 0 yields) in adaptive mode with poll_window_max_us $w"; return 1; }
-	else
-		[ "$LIVE_HITS" -gt 0 ] ||
-			{ fail "no window hit in adaptive mode with poll_window_max_us $w ($LIVE_YIELDS yields)"; return 1; }
-	fi
+	# Adaptive mode polls windows (a stretch of 50 echoes may see none),
+	# on 6.12 too: there rxe completes from a work item that queues on the
+	# polling CPU when the other is busy. A work item's window closed for
+	# it (0-125 hits a run); the adaptive thread's, at nice 19, lets it
+	# preempt and goes on (11,486 hits in one run).
+	[ "$LIVE_HITS" -gt 0 ] ||
+		{ fail "no window hit in adaptive mode with poll_window_max_us $w ($LIVE_YIELDS yields)"; return 1; }
 	echo "figure: $changes live changes, each seen applied by the running connection; $LIVE_HITS window hits and $LIVE_YIELDS yields in adaptive mode; $recvd echoes verified in order, $((sent - recvd)) in flight at the stop, 0 lost"
 	ep_remove cli srv
 }
