@@ -382,6 +382,7 @@ extern const struct cqn_cq_mode_ops cqn_cq_event_ops;
 void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx);
 enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget);
 void cqn_cq_rearm(struct cqn_cq *c);
+bool cqn_cq_task_wakeup(struct cqn_cq *c);
 void cqn_cq_work(struct work_struct *work);
 
 /* src/cq_adaptive.c */

@@ -88,25 +88,6 @@ static void cqn_cq_window_event(struct cqn_cq *c, u64 ev)
 	WRITE_ONCE(c->window_us, w);
 }
 
-/* One wakeup of the thread: empty the CQ, poll the window, arm. */
-static void cqn_cq_spin_wakeup(struct cqn_cq *c)
-{
-	u64 t0 = cqn_cq_clock();
-
-	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
-	case CQN_NEXT_AGAIN:
-		/* The CQ stays unarmed; let others of this CPU run first. */
-		set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
-		break;
-	case CQN_NEXT_ARM:
-		cqn_cq_rearm(c);
-		break;
-	case CQN_NEXT_SLEEP:
-		break;
-	}
-	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
-}
-
 /*
  * The thread: sleeps until kicked (an event, a guard, moderation's timer,
  * a missed-events report), then runs a wakeup. Parked while the engine is
@@ -129,8 +110,9 @@ static int cqn_cq_spin_thread(void *arg)
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
-		if (cqn_cq_live(c))
-			cqn_cq_spin_wakeup(c);
+		/* Another wakeup at once: the CQ stays unarmed; others run first. */
+		if (cqn_cq_live(c) && cqn_cq_task_wakeup(c))
+			set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
 		cond_resched();
 	}
 	return 0;

@@ -116,6 +116,29 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 }
 
 /**
+ * cqn_cq_task_wakeup() - a wakeup in process context, and the arm that ends it
+ * @c: the engine
+ *
+ * cqn_cq_wakeup() with CQN_EVENT_BUDGET, then cqn_cq_rearm() when it
+ * emptied the CQ; the time counts in ``cpu_ns``.
+ *
+ * Context: the process context that processes the CQ: event mode's work
+ * item, adaptive mode's thread.
+ * Return: true when another wakeup is to follow at once, the CQ left
+ * unarmed (the budget ran out, or adaptive mode's window asks for more).
+ */
+bool cqn_cq_task_wakeup(struct cqn_cq *c)
+{
+	u64 t0 = cqn_cq_clock();
+	enum cqn_cq_next next = cqn_cq_wakeup(c, CQN_EVENT_BUDGET);
+
+	if (next == CQN_NEXT_ARM)
+		cqn_cq_rearm(c);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
+	return next == CQN_NEXT_AGAIN;
+}
+
+/**
  * cqn_cq_work() - the work item of the event mode
  * @work: the engine's work item
  *
@@ -124,7 +147,6 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 void cqn_cq_work(struct work_struct *work)
 {
 	struct cqn_cq *c = container_of(work, struct cqn_cq, work);
-	u64 t0 = cqn_cq_clock();
 
 	/*
 	 * A comp_handler that passed its state check just before a switch to
@@ -133,21 +155,12 @@ void cqn_cq_work(struct work_struct *work)
 	 */
 	if (!cqn_cq_live(c) || !c->mode_ops->events || c->mode_ops->kick)
 		return;
-	switch (cqn_cq_wakeup(c, CQN_EVENT_BUDGET)) {
-	case CQN_NEXT_AGAIN:
-		/* Leave the CQ unarmed and let other work run first. */
+	/* Leave the CQ unarmed and let other work run first. */
+	if (cqn_cq_task_wakeup(c))
 		queue_work(cqn_wq, &c->work);
-		break;
-	case CQN_NEXT_ARM:
-		cqn_cq_rearm(c);
-		break;
-	case CQN_NEXT_SLEEP:
-		break;
-	}
-	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
 }
 
-/* Event and adaptive modes start with a wakeup that empties the CQ. */
+/* Event mode starts with a wakeup that empties the CQ. */
 static int cqn_cq_event_run(struct cqn_cq *c)
 {
 	queue_work(cqn_wq, &c->work);

@@ -275,6 +275,16 @@ t_moves()
 	return 1
 }
 
+# t_thread_nice_follows PID WHAT: WHAT's thread PID runs at nice 19 at
+# poll_priority low, and at 0 once it is set to normal live; low again after.
+t_thread_nice_follows()
+{
+	expect_eq "$(thread_nice "$1")" 19 "$2 thread nice at poll_priority low" || return 1
+	expect_write "$EP/poll_priority" normal || return 1
+	expect_eq "$(thread_nice "$1")" 0 "$2 thread nice after poll_priority normal" || return 1
+	expect_write "$EP/poll_priority" low
+}
+
 # t_conn_stat KEY: a line of the server's one connection's stats.
 t_conn_stat()
 {
@@ -290,7 +300,7 @@ t_conn_stat()
 
 busy_run()
 {
-	local kv attr val h y pid comm
+	local kv attr val h pid
 
 	for kv in role=client addr=10.77.0.2 port=7998 msg_size=100 send_depth=32 \
 		  recv_depth=32 max_conns=2 connections=4 srq=1 srq_depth=64 workload=stream queue_depth=8 iterations=5 \
@@ -376,33 +386,17 @@ busy_run()
 	# poll_cpu: the poll thread moves.
 	expect_write "$EP/cq_mode" poll || return 1
 	expect_write "$EP/poll_cpu" "$MAX_CPU" || return 1
-	for pid in /proc/[0-9]*; do
-		IFS= read -r comm 2>/dev/null <"$pid/comm" && [[ $comm == cqn-poll/t.* ]] && break
-		pid=
-	done
+	read -r pid _ <<<"$(poll_pids t)"
 	[ -n "$pid" ] || { fail "no cqn-poll/t.* thread in poll mode"; return 1; }
-	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "$pid/status")" "$MAX_CPU" \
+	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")" "$MAX_CPU" \
 		"poll thread CPUs after poll_cpu $MAX_CPU" || return 1
-	# poll_priority: the poll thread's nice value.
-	expect_eq "$(thread_nice "${pid#/proc/}")" 19 "poll thread nice at poll_priority low" ||
-		return 1
-	expect_write "$EP/poll_priority" normal || return 1
-	expect_eq "$(thread_nice "${pid#/proc/}")" 0 "poll thread nice after poll_priority normal" ||
-		return 1
-	expect_write "$EP/poll_priority" low || return 1
+	# poll_priority: the poll thread's nice value ...
+	t_thread_nice_follows "$pid" poll || return 1
 	# ... and adaptive mode's thread's.
 	expect_write "$EP/poll_cpu" -1 && expect_write "$EP/cq_mode" adaptive || return 1
-	for pid in /proc/[0-9]*; do
-		IFS= read -r comm 2>/dev/null <"$pid/comm" && [[ $comm == cqn-adapt/t.* ]] && break
-		pid=
-	done
+	read -r pid _ <<<"$(thread_pids cqn-adapt/t.)"
 	[ -n "$pid" ] || { fail "no cqn-adapt/t.* thread in adaptive mode"; return 1; }
-	expect_eq "$(thread_nice "${pid#/proc/}")" 19 "adaptive thread nice at poll_priority low" ||
-		return 1
-	expect_write "$EP/poll_priority" normal || return 1
-	expect_eq "$(thread_nice "${pid#/proc/}")" 0 "adaptive thread nice after poll_priority normal" ||
-		return 1
-	expect_write "$EP/poll_priority" low || return 1
+	t_thread_nice_follows "$pid" adaptive || return 1
 	t_moves || return 1
 	expect_write "$EP/cq_mode" event || return 1
 	t_moves || return 1

@@ -632,16 +632,23 @@ thread_nice()
 	echo "${f[18]}"
 }
 
-# poll_pids EP: the PIDs of EP's poll threads (cqn-poll/EP.*), on one line.
-poll_pids()
+# thread_pids PREFIX: the PIDs of the threads whose comm starts with
+# PREFIX, on one line (read from /proc with builtins).
+thread_pids()
 {
 	local f comm pids=()
 
 	for f in /proc/[0-9]*/comm; do
 		IFS= read -r comm 2>/dev/null <"$f" || continue
-		[[ $comm == "cqn-poll/$1."* ]] && pids+=("${f//[!0-9]/}")
+		[[ $comm == "$1"* ]] && pids+=("${f//[!0-9]/}")
 	done
 	echo "${pids[*]}"
+}
+
+# poll_pids EP: the PIDs of EP's poll threads (cqn-poll/EP.*), on one line.
+poll_pids()
+{
+	thread_pids "cqn-poll/$1."
 }
 
 # --- the robust suites (faults, inject, fuzz, hostile, permissions):
