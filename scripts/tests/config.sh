@@ -317,6 +317,12 @@ busy_run()
 		{ fail "cq_depth 300: cq_depth_actual $(cat "$EP/cq_depth_actual"), the connection's $(t_conn_stat cq_depth_actual)"; return 1; }
 	expect_write "$EP/cq_mode" adaptive || return 1
 	expect_eq "$(t_conn_stat cq_mode)" adaptive "the connection's cq_mode" || return 1
+	# Its thread, just created, at poll_priority low's nice (the live
+	# changes are checked further down, once it exists).
+	read -r pid _ <<<"$(thread_pids cqn-adapt/t.)"
+	[ -n "$pid" ] || { fail "no cqn-adapt/t.* thread in adaptive mode"; return 1; }
+	expect_eq "$(thread_nice "$pid")" 19 "new adaptive thread nice at poll_priority low" ||
+		return 1
 	expect_write "$EP/cq_count" 16 || return 1
 	check_moder t adaptive 16 0 0 || return 1
 	expect_write "$EP/cq_period" 300 || return 1
