@@ -293,6 +293,10 @@ struct cqn_clt_slot;
  * @nslots: entries in @slots (cfg.connections)
  * @nup: slots whose connection is established or whose share is done
  * @nfinished: slots whose share of the workload is done
+ * @started: every slot was up once in this run: its connections send
+ *	(until then an established connection waits for the others, so
+ *	that the first connections' traffic does not hold up the handshakes
+ *	of the rest); read without the lock by the connections
  *
  * @slots and @nslots change under ep->lock (and ep->state_lock); the
  * rest, and what the slots keep, is protected by ep->state_lock.
@@ -302,6 +306,7 @@ struct cqn_ep_client {
 	u32 nslots;
 	u32 nup;
 	u32 nfinished;
+	bool started;
 };
 
 /**
@@ -384,7 +389,9 @@ struct cqn_ep_debugfs;
  *	until cqn_conn_destroy() moves them to @retired
  * @nconns: entries on @conns
  * @next_conn_id: id for the next connection
- * @accepting: new connections may be added
+ * @accepting: new connections may be added, and a client's connections
+ *	send (false from the start of a stop: nothing is sent while
+ *	the connections drain)
  * @run_start_ns: when the current run started
  * @run_end_ns: when it ended (0 while running)
  * @retired: totals of connections already destroyed
@@ -491,6 +498,7 @@ void cqn_endpoints_device_removed(struct ib_device *ibdev);
 void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum);
 void cqn_ep_stats_reset(struct cqn_endpoint *ep);
 u32 cqn_ep_conns_closing(struct cqn_endpoint *ep);
+int cqn_ep_apply_to_conns(int (*fn)(struct cqn_conn *conn), struct cqn_endpoint *ep);
 int cqn_ep_retune(struct cqn_endpoint *ep);
 int cqn_ep_moderation_show(struct cqn_endpoint *ep, char *buf, size_t len);
 void cqn_ep_fault_drop_events(struct cqn_endpoint *ep, u32 n);

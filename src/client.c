@@ -13,7 +13,10 @@
  * of the workload (iterations and rate divided over the slots), its own
  * sequence numbers, and resolves, connects and reconnects by itself. The
  * endpoint runs when every slot is up, is done when every share is done,
- * and fails when one slot's connection is lost for good.
+ * and fails when one slot's connection is lost for good. Nothing is sent
+ * until every slot was up once: the connections made first would
+ * otherwise take the CPU from the handshakes of the rest (1,024
+ * connections of their own CQ engines on rxe: connect requests timed out).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,6 +93,8 @@ struct cqn_clt_slot {
  *	earlier connection of the run (a resumed run sends them again)
  * @send_ns: send time by seq % c.nsend (for short messages)
  * @finished: the workload is complete
+ * @primed: its sequence numbers are set for this connection (its
+ *	established handler): the start of the run may make it send
  * @pace_timer: with a rate: sends the next message when it is due
  * @next_send_ns: with a rate: when the next message is due
  * @pace_off: teardown began (cqn_client_quiesce()): nothing more is sent,
@@ -106,6 +111,7 @@ struct cqn_clt_conn {
 	u64 resend_below;
 	u64 *send_ns;
 	bool finished;
+	bool primed;
 	struct hrtimer pace_timer;
 	u64 next_send_ns;
 	bool pace_off;
@@ -224,12 +230,20 @@ static bool cqn_client_over(struct cqn_clt_conn *cc)
 /*
  * Send what the workload allows, then see whether the run is over (a clock
  * read after the pump's: it cannot see more to send than the pump did).
+ * Nothing before the run starts (clt.started), nor once the endpoint
+ * stops (accepting false): its connections are drained one after the
+ * other, and the traffic of those still waiting would hold up each drain.
  * c.lock held; what follows is cqn_client_settle()'s, once it is dropped.
  */
 static int cqn_client_advance(struct cqn_clt_conn *cc, bool *finished)
 {
-	int ret = cqn_client_pump(cc);
+	struct cqn_endpoint *ep = cc->c.ep;
+	int ret;
 
+	*finished = false;
+	if (!READ_ONCE(ep->clt.started) || !READ_ONCE(ep->accepting))
+		return 0;
+	ret = cqn_client_pump(cc);
 	*finished = !ret && cqn_client_over(cc);
 	return ret;
 }
@@ -264,18 +278,40 @@ static void cqn_client_settle(struct cqn_clt_conn *cc, int ret, bool finished)
 }
 
 /*
- * The connection is established: start sending. A slot resumed after a
- * reconnect starts from the first message whose echo its lost connection
- * did not verify. The run's clock starts with the first connection; the
- * endpoint runs once every slot is up. Context: rdma_cm event handler.
+ * Send what the workload allows now that the run started; a connection
+ * whose established handler has not set its sequence numbers yet starts
+ * there. Context: process context (cqn_ep_apply_to_conns()).
+ */
+static int cqn_client_go(struct cqn_conn *conn)
+{
+	struct cqn_clt_conn *cc = to_clt(conn);
+	bool finished = false;
+	int ret = 0;
+
+	spin_lock_bh(&conn->lock);
+	if (cc->primed)
+		ret = cqn_client_advance(cc, &finished);
+	spin_unlock_bh(&conn->lock);
+	cqn_client_settle(cc, ret, finished);
+	return 0;
+}
+
+/*
+ * The connection is established: send, once the run started. A slot
+ * resumed after a reconnect starts from the first message whose echo its
+ * lost connection did not verify. The endpoint runs once every slot is
+ * up; the first time in a run, the run starts: its clock, and the
+ * connections established before, which waited for this one (their
+ * handlers primed them; one that has not yet starts itself, as it reads
+ * clt.started after this set it). Context: rdma_cm event handler.
  */
 static void cqn_client_established(struct cqn_conn *conn)
 {
 	struct cqn_clt_conn *cc = to_clt(conn);
 	struct cqn_clt_slot *slot = cc->slot;
 	struct cqn_endpoint *ep = conn->ep;
+	bool finished, start = false;
 	u64 resume, high;
-	bool finished;
 	int ret;
 
 	spin_lock_irq(&ep->state_lock);
@@ -286,11 +322,16 @@ static void cqn_client_established(struct cqn_conn *conn)
 		slot->up = true;
 		ep->clt.nup++;
 	}
-	__cqn_ep_start_clock(ep);
-	if (ep->clt.nup == ep->clt.nslots)
+	if (ep->clt.nup == ep->clt.nslots) {
 		__cqn_ep_change_state(ep, CQN_EP_RUNNING,
 				      ep->clt.nslots > 1 ? "connections established" :
 				      "connection established");
+		if (!ep->clt.started) {
+			__cqn_ep_start_clock(ep);
+			WRITE_ONCE(ep->clt.started, true);
+			start = ep->clt.nslots > 1;
+		}
+	}
 	resume = slot->resume_seq;
 	high = slot->resume_high;
 	spin_unlock_irq(&ep->state_lock);
@@ -299,9 +340,12 @@ static void cqn_client_established(struct cqn_conn *conn)
 	cc->next_seq = resume;
 	cc->expected_seq = resume;
 	cc->resend_below = high;
+	cc->primed = true;
 	ret = cqn_client_advance(cc, &finished);
 	spin_unlock_bh(&conn->lock);
 	cqn_client_settle(cc, ret, finished);
+	if (start)
+		cqn_ep_apply_to_conns(cqn_client_go, ep);
 }
 
 static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v,
@@ -575,6 +619,7 @@ static int cqn_client_start(struct cqn_endpoint *ep)
 	spin_lock_irq(&ep->state_lock);
 	ep->clt.nup = 0;
 	ep->clt.nfinished = 0;
+	WRITE_ONCE(ep->clt.started, false);
 	__cqn_ep_start_run(ep, CQN_EP_CONNECTING);
 	spin_unlock_irq(&ep->state_lock);
 	slots = kvcalloc(n, sizeof(*slots), GFP_KERNEL);

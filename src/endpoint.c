@@ -120,8 +120,8 @@ bool __cqn_ep_start_run(struct cqn_endpoint *ep, enum cqn_ep_state to)
 
 /**
  * __cqn_ep_start_clock() - the run's clock starts now, unless it runs
- * already: a client's first connection is established before the
- * endpoint runs (once every connection is)
+ * already: a client's run starts once every connection is established,
+ * and keeps its start across reconnects
  * @ep: the endpoint, ep->state_lock held
  *
  * Context: any, ep->state_lock held.
@@ -253,7 +253,7 @@ static void cqn_ep_stop(struct cqn_endpoint *ep)
 {
 	lockdep_assert_held(&ep->lock);
 	spin_lock_irq(&ep->state_lock);
-	ep->accepting = false;
+	WRITE_ONCE(ep->accepting, false);
 	spin_unlock_irq(&ep->state_lock);
 	if (ep->role && ep->role->stop)
 		ep->role->stop(ep);
@@ -335,7 +335,7 @@ int cqn_ep_enable(struct cqn_endpoint *ep, const struct cqn_config *cfg)
 	cqn_ep_stats_reset(ep);
 	WRITE_ONCE(ep->role, ep->cfg.role == CQN_ROLE_SERVER ? &cqn_server_ops : &cqn_client_ops);
 	spin_lock_irq(&ep->state_lock);
-	ep->accepting = true;
+	WRITE_ONCE(ep->accepting, true);
 	spin_unlock_irq(&ep->state_lock);
 	ret = ep->role->start(ep);
 	if (ret) {

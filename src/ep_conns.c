@@ -87,13 +87,19 @@ void cqn_ep_stats_reset(struct cqn_endpoint *ep)
 	spin_unlock_irq(&ep->state_lock);
 }
 
-/*
- * Call @fn on every live connection, outside every spinlock, and stop at
- * the first error. The connections stay allocated meanwhile: the reaper
- * needs ep->tune_lock to take one away.
+/**
+ * cqn_ep_apply_to_conns() - call a function on every live connection
+ * @fn: what to call, outside every spinlock; an error stops the walk
+ * @ep: the endpoint
+ *
+ * The connections stay allocated meanwhile: the reaper needs ep->tune_lock
+ * to take one away. @fn may close a connection (the reaper destroys it
+ * once this returns).
+ *
+ * Context: process context; not under ep->tune_lock.
+ * Return: the number of connections, or the first -errno of @fn.
  */
-static int cqn_ep_apply_to_conns(int (*fn)(struct cqn_conn *conn),
-				 struct cqn_endpoint *ep)
+int cqn_ep_apply_to_conns(int (*fn)(struct cqn_conn *conn), struct cqn_endpoint *ep)
 {
 	struct cqn_conn **conns, *conn;
 	u32 n = 0, i, max = cqn_ep_conn_limit(ep);

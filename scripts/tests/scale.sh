@@ -21,6 +21,7 @@ ALL_TESTS="
 	share_bad_input
 	share_cpu_client_connections
 	many_conns_teardown
+	many_conns_stop_sends_nothing_more
 	many_conns_device_removal
 	many_conns_server_full
 	many_conns_memory
@@ -51,6 +52,7 @@ fi
 [ "$CQN_KERNEL" = distro ] &&
 	CQN_SKIP[share_cq_per_device]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 NCPUS=$(nproc)
+TRACEFS=/sys/kernel/tracing
 
 setup()
 {
@@ -699,6 +701,39 @@ many_conns_teardown()
 	cqn_load || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
+}
+
+# Disabling a client stops every connection's sending before the first is
+# drained: they are drained one after the other, and before, those still
+# waiting kept their traffic going, which held up each drain (1,024
+# connections with a CQ each on rxe took more than five minutes to tear
+# down, their drain markers timing out). The round trips traced after the
+# first connection was drained are at most the messages in flight when
+# the stop began: one a pingpong connection.
+many_conns_stop_sends_nothing_more()
+{
+	local e closed late
+
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS ||
+		{ fail "no tracefs"; return 1; }
+	setup || return 1
+	many_up $MANY || return 1
+	echo >$TRACEFS/trace
+	for e in cqn_rtt cqn_conn_state; do
+		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
+	done
+	ep_enable cli1 0
+	echo 0 >$TRACEFS/events/cqnotify/enable
+	read -r closed late <<<"$(awk '/cqn_conn_state: conn=cli1\.[0-9]+ .* to=closed / { c++; next }
+		c && /cqn_rtt: conn=cli1\./ { n++ } END { print c + 0, n + 0 }' $TRACEFS/trace)"
+	echo >$TRACEFS/trace
+	expect_eq "$closed" $MANY "client connections traced closed" || return 1
+	[ "$late" -le $MANY ] || {
+		fail "$late round trips after the first of $MANY connections was drained (at most $MANY in flight at the stop)"
+		return 1
+	}
+	echo "figure: disable of a $MANY-connection pingpong client: $late round trips after the first drain (at most $MANY)"
+	ep_remove cli1 srv
 }
 
 # The client's device goes away under MANY connections: the client fails

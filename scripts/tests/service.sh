@@ -477,6 +477,11 @@ multi_conn_server_full()
 	expect_eq "$(ep_stat srv conns_accepted)" 4 "server conns_accepted" || return 1
 	expect_eq "$(ep_stat srv conns_active)" 4 "server conns_active" || return 1
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
+	# The run starts when every connection is up: the 4 accepted ones,
+	# an endless stream each, waited for the rest and sent nothing.
+	sleep 1
+	expect_eq "$(ep_stat cli msgs_sent)" 0 "client msgs_sent, 4 of 8 connections up" || return 1
+	expect_eq "$(ep_stat srv msgs_received)" 0 "server msgs_received" || return 1
 	ep_enable cli 0 || return 1
 	expect_eq "$(ep_stat cli conns_active)" 0 "client conns_active after disable" || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "client msg_errors" || return 1
