@@ -848,11 +848,14 @@ cpu_ticks()
 # connections"). A client polls on CPU 1 and never naps (poll_idle_us at
 # its maximum) while a CPU-bound shell loop runs there too: at low the loop
 # gets at least 80 % of CPU 1; set live to normal (nice 0) the thread takes
-# its fair share and the loop gets less than 70 % (about 50 %). The traffic
-# moves in both and nothing is lost.
+# its share and the loop gets at least 15 points less (about 50 % on the
+# stock kernels; the debug kernel's poll thread sleeps more, for softirqs).
+# The shares are of the time measured, not of the 3 s asked for: the debug
+# kernel's shell once woke from its sleep 3 after 4.2 s ("the loop 136 %").
+# The traffic moves in both and nothing is lost.
 poll_thread_gives_way()
 {
-	local pid hog prio t0 p0 m0 hogt pollt msgs secs=3 hz line=
+	local pid hog prio t0 p0 m0 w0 hogt pollt msgs secs=3 hz line= us
 	local -A pct
 
 	hz=$(getconf CLK_TCK)
@@ -867,22 +870,24 @@ poll_thread_gives_way()
 	for prio in low normal; do
 		expect_write "$CQN_CFS/endpoints/cli/poll_priority" $prio || break
 		sleep 1
+		w0=${EPOCHREALTIME/./}
 		t0=$(cpu_ticks $hog) p0=$(cpu_ticks "$pid") m0=$(ep_stat cli msgs_verified)
 		sleep $secs
 		hogt=$(($(cpu_ticks $hog) - t0)) pollt=$(($(cpu_ticks "$pid") - p0))
+		us=$((${EPOCHREALTIME/./} - w0))
 		msgs=$(($(ep_stat cli msgs_verified) - m0))
-		pct[$prio]=$((hogt * 100 / (secs * hz)))
-		line+=" $prio (nice $(thread_nice "$pid")): the loop ${pct[$prio]} %, the poll thread $((pollt * 100 / (secs * hz))) %, $msgs messages;"
+		pct[$prio]=$((hogt * 100000000 / (us * hz)))
+		line+=" $prio (nice $(thread_nice "$pid")): the loop ${pct[$prio]} %, the poll thread $((pollt * 100000000 / (us * hz))) %, $msgs messages in $((us / 1000)) ms;"
 		[ "$msgs" -gt 0 ] || { fail "$prio: no message in $secs s beside the loop"; break; }
 	done
 	kill $hog
 	wait $hog 2>/dev/null
-	echo "figure: CPU 1 over $secs s:$line"
+	echo "figure: CPU 1 over about $secs s:$line"
 	[ -n "${pct[normal]}" ] || return 1
 	[ "${pct[low]}" -ge 80 ] ||
 		{ fail "a CPU-bound loop beside a poll thread at poll_priority low got ${pct[low]} % of its CPU"; return 1; }
-	[ "${pct[normal]}" -lt 70 ] ||
-		{ fail "a CPU-bound loop beside a poll thread at poll_priority normal got ${pct[normal]} % of its CPU: the thread did not compete"; return 1; }
+	[ $((pct[normal] + 15)) -le "${pct[low]}" ] ||
+		{ fail "a CPU-bound loop beside a poll thread at poll_priority normal got ${pct[normal]} % of its CPU (${pct[low]} % at low): the thread did not compete"; return 1; }
 	ep_enable cli 0 || return 1
 	stop_lost cli 8 || return 1
 	expect_eq "$RUN_LOST" 0 "messages lost" || return 1
