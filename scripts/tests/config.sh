@@ -254,8 +254,6 @@ busy_while_enabled()
 	return $rc
 }
 
-TRACEFS=/sys/kernel/tracing
-
 # t_moves: the server's stream moves on (50 more messages received); if
 # not, what both ends' engines did is shown.
 t_moves()
@@ -357,7 +355,7 @@ busy_run()
 	expect_write "$EP/cq_mode" event || return 1
 	expect_eq "$(t_conn_stat cq_mode)" event "the connection's cq_mode" || return 1
 	# solicited_only 1: the server arms for solicited completions.
-	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
+	tracefs_up || return 1
 	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable && echo >$TRACEFS/trace || return 1
 	t_moves || return 1
 	! grep -q 'cq=t\.[0-9]* cq_id=[0-9]* flags=solicited' $TRACEFS/trace ||

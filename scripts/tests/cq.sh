@@ -37,7 +37,6 @@ ALL_TESTS="
 [ "$CQN_KERNEL" = distro ] && CQN_SKIP[siw_provider]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 [ "$CQN_KERNEL" = debug ] && CQN_SKIP[event_storm_falls_back]="the debug kernel under TCG raises < 1 event/ms from traffic (spurious_event_storm covers the guard there)"
 [ "$CQN_KERNEL" = debug ] && CQN_SKIP[sw_moderation_ends_at_count]="the debug kernel under TCG paces too few completions into a quarter period to tell a look at the count from a look a quarter period later (the stock kernels run it)"
-TRACEFS=/sys/kernel/tracing
 
 setup()
 {
@@ -937,8 +936,7 @@ tracepoints_fire()
 {
 	local rc
 
-	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS ||
-		{ fail "no tracefs"; return 1; }
+	tracefs_up || return 1
 	setup || return 1
 	[ -d $TRACEFS/events/cqnotify ] || { fail "no events/cqnotify in tracefs"; return 1; }
 	TRACE_LINES=0
@@ -1087,8 +1085,7 @@ tracepoints_connection()
 {
 	local rc
 
-	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS ||
-		{ fail "no tracefs"; return 1; }
+	tracefs_up || return 1
 	setup || return 1
 	ep_remove srv2 cli2
 	[ -d $TRACEFS/events/cqnotify ] || { fail "no events/cqnotify in tracefs"; return 1; }

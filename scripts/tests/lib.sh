@@ -23,6 +23,7 @@ else
 fi
 CQN_CFS=/sys/kernel/config/cqnotify
 CQN_DFS=/sys/kernel/debug/cqnotify
+TRACEFS=/sys/kernel/tracing
 CQN_TEST_FAILS=0
 # CQN_SPLAT_RE, CQN_TAINT_OK, cqn_kmemleak_scan
 . "$CQN_TOP/scripts/gate.sh"
@@ -302,6 +303,12 @@ check_stopped()
 	expect_eq "$(ep_stat "$c" msg_errors)" 0 "$c msg_errors" || return 1
 	expect_eq "$(ep_stat "$c" msgs_verified)" "$(ep_stat "$c" msgs_received)" \
 		"$c: every echo verified" || return 1
+}
+
+# tracefs_up: tracefs is mounted at $TRACEFS (mounted here if it is not).
+tracefs_up()
+{
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
 }
 
 # ep_create NAME [ATTR=VALUE...]: a new endpoint with those attributes.

@@ -52,7 +52,6 @@ fi
 [ "$CQN_KERNEL" = distro ] &&
 	CQN_SKIP[share_cq_per_device]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 NCPUS=$(nproc)
-TRACEFS=/sys/kernel/tracing
 
 setup()
 {
@@ -717,18 +716,18 @@ many_conns_teardown()
 # the stop began: one a pingpong connection.
 many_conns_stop_sends_nothing_more()
 {
-	local e closed late
+	local e closed late rc=0
 
-	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS ||
-		{ fail "no tracefs"; return 1; }
+	tracefs_up || return 1
 	setup || return 1
 	many_up $MANY || return 1
 	echo >$TRACEFS/trace
 	for e in cqn_rtt cqn_conn_state; do
 		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
 	done
-	ep_enable cli1 0
+	ep_enable cli1 0 || rc=1
 	echo 0 >$TRACEFS/events/cqnotify/enable
+	[ $rc = 0 ] || return 1
 	read -r closed late <<<"$(awk '/cqn_conn_state: conn=cli1\.[0-9]+ .* to=closed / { c++; next }
 		c && /cqn_rtt: conn=cli1\./ { n++ } END { print c + 0, n + 0 }' $TRACEFS/trace)"
 	echo >$TRACEFS/trace
