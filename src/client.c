@@ -344,8 +344,12 @@ static void cqn_client_established(struct cqn_conn *conn)
 	ret = cqn_client_advance(cc, &finished);
 	spin_unlock_bh(&conn->lock);
 	cqn_client_settle(cc, ret, finished);
-	if (start)
-		cqn_ep_apply_to_conns(cqn_client_go, ep);
+	/* Not started, the others would wait in silence: the run fails. */
+	if (start) {
+		ret = cqn_ep_apply_to_conns(cqn_client_go, ep);
+		if (ret < 0)
+			cqn_ep_fail(ep, "starting the run's connections failed: %pe", ERR_PTR(ret));
+	}
 }
 
 static void cqn_client_count_error(struct cqn_conn *conn, enum cqn_msg_verdict v,
