@@ -766,7 +766,9 @@ many_conns_device_removal()
 
 # A server at max_conns with more connecting: 1024 (stock; 32 on the debug
 # kernel) against max_conns 768 (24): the rest are refused cleanly, the
-# accepted ones echo, the client fails naming a refused connection.
+# server keeps running, the client fails naming a refused connection (its
+# accepted connections never send: a run starts when all are up, as
+# service's multi_conn_server_full checks).
 many_conns_server_full()
 {
 	local n=1024 max=768
