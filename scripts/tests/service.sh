@@ -58,8 +58,10 @@ pingpong_sizes()
 		# them, 3 on the debug kernel (a round trip of 3 s over rxe
 		# there, 8 s over siw).
 		n=$N
-		[ $size -gt 4096 ] && n=$((N / 10))
-		[ $size -gt 4096 ] && [ "$CQN_KERNEL" = debug ] && n=3
+		if [ $size -gt 4096 ]; then
+			n=$((N / 10))
+			[ "$CQN_KERNEL" = debug ] && n=3
+		fi
 		ep_remove cli
 		run_client cli workload=pingpong msg_size=$size send_depth=4 recv_depth=4 \
 			cq_depth=16 iterations=$n || return 1
