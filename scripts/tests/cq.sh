@@ -410,8 +410,12 @@ sw_moderation_batches()
 # quarter period later. A paced stream of ENDS_RATE messages a second (two
 # completions each), ENDS_QD in flight, cq_count ENDS_COUNT and the longest
 # cq_period: the count comes in ENDS_COUNT / 2 ms, a quarter period holds
-# about 32 completions. Every hold must end within half the count of it
-# (completions per wakeup <= 1.5 x cq_count), in a few looks each.
+# about 32 completions. Holds must end within the count of it on average
+# (completions per wakeup <= 2 x cq_count; a look every quarter period
+# makes about 4x), in a few looks each. Completions come in bursts (the
+# pacing's and rxe's), so a look that finds the count reached often finds
+# a few more: the stock kernels make 11.6-12.1 per wakeup (stop 28's CI
+# failed a bound of 1.5x at 12.05).
 ENDS_RATE=1000
 ENDS_QD=32
 ENDS_COUNT=8
@@ -432,8 +436,8 @@ sw_moderation_ends_at_count()
 		"$c completions in $w wakeups ($t by the period), $((c * 10 / w)) per 10 wakeups;" \
 		"$looks looks, $((looks * 10 / w)) per 10 wakeups; rtt_p99_ns $(ep_stat cli rtt_p99_ns)"
 	[ "$looks" -gt 0 ] || { fail "no timer look at a held CQ"; return 1; }
-	[ $((c * 2)) -le $((w * ENDS_COUNT * 3)) ] ||
-		{ fail "$c completions in $w wakeups: holds ran on past cq_count $ENDS_COUNT (more than 1.5x per wakeup)"; return 1; }
+	[ "$c" -le $((w * ENDS_COUNT * 2)) ] ||
+		{ fail "$c completions in $w wakeups: holds ran on past cq_count $ENDS_COUNT (more than 2x per wakeup)"; return 1; }
 	[ "$looks" -le $((w * 8)) ] ||
 		{ fail "$looks looks for $w wakeups: more than 8 per hold"; return 1; }
 	ep_remove cli srv
@@ -839,23 +843,43 @@ cpu_ticks()
 	echo $((f[13] + f[14]))
 }
 
+# cpu_stat CPU: CPU's clock ticks from /proc/stat, as "busy softirq total"
+# (total counts idle too; steal, guest and guest_nice are in user, nice).
+cpu_stat()
+{
+	local cpu f
+
+	while read -ra f; do
+		[ "${f[0]}" = "cpu$1" ] || continue
+		echo "$((f[1] + f[2] + f[3] + f[6] + f[7] + f[8])) ${f[7]}" \
+			"$((f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8]))"
+		return
+	done </proc/stat
+	echo "0 0 0"
+}
+
 # A poll thread runs at the lowest priority (nice 19, poll_priority low,
 # the default; cqn_cq_poll_run()): it busy-polls with the CPU nobody else
 # wants, so the connection manager's work items, rxe's and a user's tasks
 # on its CPU run when they are ready. That is what lets 64 and more
 # cq_share=conn poll engines come up (Documentation/benchmarks.rst, "Many
 # connections"). A client polls on CPU 1 and never naps (poll_idle_us at
-# its maximum) while a CPU-bound shell loop runs there too: at low the loop
-# gets at least 80 % of CPU 1; set live to normal (nice 0) the thread takes
-# its share and the loop gets at least 15 points less (about 50 % on the
-# stock kernels; the debug kernel's poll thread sleeps more, for softirqs).
-# The shares are of the time measured, not of the 3 s asked for: the debug
-# kernel's shell once woke from its sleep 3 after 4.2 s ("the loop 136 %").
-# The traffic moves in both and nothing is lost.
+# its maximum) while a CPU-bound shell loop runs there too. Of the ticks
+# the two were given, at low the loop gets at least 90 %, and at least
+# half of CPU 1's busy ticks (softirqs and interrupts take the rest: a
+# thread spinning there would not be charged itself); set live to normal
+# (nice 0) the thread takes its share and the loop gets at least 15 points
+# less of the pair's ticks (about 50 % on the stock kernels; the debug
+# kernel's poll thread sleeps more, for softirqs). The shares are of ticks
+# accounted, not of the wall clock: a vCPU the host takes away loses ticks
+# nobody is charged for (stop 28's CI: the loop got 67 % of the wall
+# clock), and the debug kernel's shell once woke from its sleep 3 after
+# 4.2 s. The traffic moves in both and nothing is lost.
 poll_thread_gives_way()
 {
 	local pid hog prio t0 p0 m0 w0 hogt pollt msgs secs=3 hz line= us i
-	local -A pct
+	local -a s0 s1
+	local -A pair cpu
 
 	hz=$(getconf CLK_TCK)
 	setup || return 1
@@ -870,6 +894,7 @@ poll_thread_gives_way()
 		expect_write "$CQN_CFS/endpoints/cli/poll_priority" $prio || break
 		sleep 1
 		w0=${EPOCHREALTIME/./}
+		read -ra s0 <<<"$(cpu_stat 1)"
 		t0=$(cpu_ticks $hog) p0=$(cpu_ticks "$pid") m0=$(ep_stat cli msgs_verified)
 		sleep $secs
 		# A message at least, waiting up to 12 s for it: stop 27's CI
@@ -880,20 +905,27 @@ poll_thread_gives_way()
 			sleep 1
 		done
 		hogt=$(($(cpu_ticks $hog) - t0)) pollt=$(($(cpu_ticks "$pid") - p0))
+		read -ra s1 <<<"$(cpu_stat 1)"
 		us=$((${EPOCHREALTIME/./} - w0))
 		msgs=$(($(ep_stat cli msgs_verified) - m0))
-		pct[$prio]=$((hogt * 100000000 / (us * hz)))
-		line+=" $prio (nice $(thread_nice "$pid")): the loop ${pct[$prio]} %, the poll thread $((pollt * 100000000 / (us * hz))) %, $msgs messages in $((us / 1000)) ms;"
+		pair[$prio]=$((hogt * 100 / (hogt + pollt + 1)))
+		cpu[$prio]=$((hogt * 100 / (s1[0] - s0[0] + 1)))
+		line+=" $prio (nice $(thread_nice "$pid")): the loop $hogt ticks, the poll thread $pollt"
+		line+=" (the loop ${pair[$prio]} % of the pair's), CPU 1 busy $((s1[0] - s0[0]))"
+		line+=" (softirq $((s1[1] - s0[1]))) of $((s1[2] - s0[2])) accounted"
+		line+=" and $((us * hz / 1000000)) by the wall clock; $msgs messages in $((us / 1000)) ms;"
 		[ "$msgs" -gt 0 ] || { fail "$prio: no message in $((us / 1000)) ms beside the loop"; break; }
 	done
 	kill $hog
 	wait $hog 2>/dev/null
-	echo "figure: CPU 1 over about $secs s:$line"
-	[ -n "${pct[normal]}" ] || return 1
-	[ "${pct[low]}" -ge 80 ] ||
-		{ fail "a CPU-bound loop beside a poll thread at poll_priority low got ${pct[low]} % of its CPU"; return 1; }
-	[ $((pct[normal] + 15)) -le "${pct[low]}" ] ||
-		{ fail "a CPU-bound loop beside a poll thread at poll_priority normal got ${pct[normal]} % of its CPU (${pct[low]} % at low): the thread did not compete"; return 1; }
+	echo "figure: CPU 1 over about $secs s at $hz ticks/s:$line"
+	[ -n "${pair[normal]}" ] || return 1
+	[ "${pair[low]}" -ge 90 ] ||
+		{ fail "a CPU-bound loop beside a poll thread at poll_priority low got ${pair[low]} % of the two's CPU"; return 1; }
+	[ "${cpu[low]}" -ge 50 ] ||
+		{ fail "a CPU-bound loop beside a poll thread at poll_priority low got ${cpu[low]} % of CPU 1's busy ticks"; return 1; }
+	[ $((pair[normal] + 15)) -le "${pair[low]}" ] ||
+		{ fail "a CPU-bound loop beside a poll thread at poll_priority normal got ${pair[normal]} % of the two's CPU (${pair[low]} % at low): the thread did not compete"; return 1; }
 	ep_enable cli 0 || return 1
 	stop_lost cli 8 || return 1
 	expect_eq "$RUN_LOST" 0 "messages lost" || return 1
