@@ -107,6 +107,7 @@ struct cqn_cq;
  * @event_seen: adaptive mode: an event that arrived at @ns started a wakeup
  * @kick: start a wakeup of the consumer (cqn_cq_kick()); NULL: queue the
  *	work item
+ * @work: poll mode: what the work item does (its naps' events)
  * @events: the mode arms the CQ and sleeps: software moderation, the
  *	guards and teardown's timer drain apply
  * @core: the RDMA core polls the CQ (ib_alloc_cq())
@@ -122,6 +123,7 @@ struct cqn_cq_mode_ops {
 	bool (*after_empty)(struct cqn_cq *c, int done);
 	void (*event_seen)(struct cqn_cq *c, u64 ns);
 	void (*kick)(struct cqn_cq *c);
+	void (*work)(struct cqn_cq *c);
 	bool events;
 	bool core;
 };
@@ -268,6 +270,8 @@ struct cqn_cq_faults {
  *	first start, parked while the engine is quiesced, stopped when it is
  *	destroyed)
  * @spin_kicked: adaptive mode: bit 0, a wakeup of @spinner is wanted
+ * @nap: poll mode: CQN_NAP_ARMED, @poller naps with the CQ armed and the
+ *	work item may process it; CQN_NAP_BUSY, the work item does
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
@@ -304,6 +308,7 @@ struct cqn_cq {
 	struct task_struct *poller;
 	struct task_struct *spinner;
 	unsigned long spin_kicked;
+	unsigned long nap;
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;

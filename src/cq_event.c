@@ -34,7 +34,8 @@ void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 	}
 	cqn_stat_inc(c->stats, CQN_STAT_cq_events);
 	trace_cqn_cq_event(c);
-	cqn_cq_guard_event(c, t0);
+	if (c->mode_ops->events)
+		cqn_cq_guard_event(c, t0);
 	if (!READ_ONCE(c->from_event)) {
 		WRITE_ONCE(c->event_ns, t0);
 		WRITE_ONCE(c->from_event, true);
@@ -151,9 +152,16 @@ void cqn_cq_work(struct work_struct *work)
 	/*
 	 * A comp_handler that passed its state check just before a switch to
 	 * poll mode may queue this after the switch: the poll thread owns the
-	 * CQ (and c->wcs) then. The mode only changes while this is cancelled.
+	 * CQ (and c->wcs) then, except while it naps (poll mode's @work). The
+	 * mode only changes while this is cancelled.
 	 */
-	if (!cqn_cq_live(c) || !c->mode_ops->events || c->mode_ops->kick)
+	if (!cqn_cq_live(c))
+		return;
+	if (c->mode_ops->work) {
+		c->mode_ops->work(c);
+		return;
+	}
+	if (!c->mode_ops->events || c->mode_ops->kick)
 		return;
 	/* Leave the CQ unarmed and let other work run first. */
 	if (cqn_cq_task_wakeup(c))

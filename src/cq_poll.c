@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The poll mode: a kernel thread per CQ busy-polls it and never arms it.
- * Once the CQ has been empty for poll_idle_us the thread naps between polls,
- * 10 us first, doubling to 1 ms (cqn_poll_nap_next(), ``cq_poll_naps``): an
- * idle endpoint's thread stops holding a CPU, and on a shared host a
- * spinning vCPU stops taking the host CPU its peer's vCPU needs to answer.
- * The thread runs at nice 19 unless poll_priority is normal: the tasks it
- * would otherwise share its CPU with (the connection manager's work, rxe's,
- * ksoftirqd) run first.
+ * The poll mode: a kernel thread per CQ busy-polls it and arms it only to
+ * nap. Once the CQ has been empty for poll_idle_us the thread naps between
+ * polls, 10 us first, doubling to 1 ms (cqn_poll_nap_next(),
+ * ``cq_poll_naps``): an idle endpoint's thread stops holding a CPU, and on a
+ * shared host a spinning vCPU stops taking the host CPU its peer's vCPU
+ * needs to answer. A nap arms the CQ first: a completion that arrives
+ * while the thread sleeps raises an event, and event mode's work item
+ * hands it over on the CPU that took the event (``cq_nap_wakeups``), so an
+ * exchange does not wait for the napping thread's vCPU (on a busy host,
+ * for the host to run it). When the nap ends the thread takes the CQ back,
+ * waiting out a wakeup of the work item in progress: the two never process
+ * the CQ at once. The thread runs at nice 19 unless poll_priority is
+ * normal: the tasks it would otherwise share its CPU with (the connection
+ * manager's work, rxe's, ksoftirqd) run first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,8 +22,77 @@
 
 #include "cq.h"
 
+/* c->nap: the thread naps with the CQ armed; the work item processes it. */
+#define CQN_NAP_ARMED	0
+#define CQN_NAP_BUSY	1
+
 /* Completions the poll thread handles between two cond_resched() calls. */
 #define CQN_POLL_BUDGET		64
+
+/*
+ * Before a nap: let the work item process the CQ, and arm it. False when
+ * the arm reports completions already there (poll at once, no nap).
+ */
+static bool cqn_cq_nap_arm(struct cqn_cq *c)
+{
+	set_bit(CQN_NAP_ARMED, &c->nap);
+	/* The flag before the arm: an event the arm allows finds it set. */
+	smp_mb__after_atomic();
+	return cqn_cq_arm(c) <= 0;
+}
+
+/*
+ * After a nap: take the CQ back. A wakeup of the work item that saw
+ * CQN_NAP_ARMED before it was cleared is waited out; one bounded by
+ * CQN_EVENT_BUDGET completions.
+ */
+static void cqn_cq_nap_end(struct cqn_cq *c)
+{
+	clear_bit(CQN_NAP_ARMED, &c->nap);
+	/* Pairs with cqn_cq_nap_work()'s: one of the two sees the other's bit. */
+	smp_mb__after_atomic();
+	while (test_bit(CQN_NAP_BUSY, &c->nap))
+		usleep_range(5, 10);
+}
+
+/*
+ * The comp_handler's kick (and teardown's): while the thread naps, queue
+ * the work item on this CPU; otherwise the thread polls anyway.
+ */
+static void cqn_cq_nap_kick(struct cqn_cq *c)
+{
+	if (test_bit(CQN_NAP_ARMED, &c->nap))
+		queue_work(cqn_wq, &c->work);
+}
+
+/*
+ * The work item, in poll mode: hand over what the CQ holds while the thread
+ * naps, and arm the CQ again (running, not draining).
+ */
+static void cqn_cq_nap_work(struct cqn_cq *c)
+{
+	u64 t0 = cqn_cq_clock();
+	bool again = false;
+	int n;
+
+	if (test_and_set_bit(CQN_NAP_BUSY, &c->nap))
+		return;
+	/* Pairs with cqn_cq_nap_end()'s: one of the two sees the other's bit. */
+	smp_mb__after_atomic();
+	if (test_bit(CQN_NAP_ARMED, &c->nap)) {
+		WRITE_ONCE(c->from_event, false);
+		cqn_stat_inc(c->stats, CQN_STAT_cq_nap_wakeups);
+		n = cqn_cq_process(c, CQN_EVENT_BUDGET, true);
+		if (n >= CQN_EVENT_BUDGET)
+			again = true;
+		else if (READ_ONCE(c->state) == CQN_CQS_RUNNING)
+			again = cqn_cq_arm(c) > 0;
+	}
+	clear_bit_unlock(CQN_NAP_BUSY, &c->nap);
+	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
+	if (again)
+		cqn_cq_nap_kick(c);
+}
 
 static int cqn_cq_poll_thread(void *arg)
 {
@@ -41,7 +116,9 @@ static int cqn_cq_poll_thread(void *arg)
 			continue;
 		}
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
-		usleep_range(nap, nap + nap / 4 + 1);
+		if (cqn_cq_nap_arm(c))
+			usleep_range(nap, nap + nap / 4 + 1);
+		cqn_cq_nap_end(c);
 	}
 	return 0;
 }
@@ -78,4 +155,6 @@ const struct cqn_cq_mode_ops cqn_cq_poll_ops = {
 	.free = cqn_cq_own_free,
 	.run = cqn_cq_poll_run,
 	.halt = cqn_cq_poll_halt,
+	.kick = cqn_cq_nap_kick,
+	.work = cqn_cq_nap_work,
 };

@@ -93,7 +93,7 @@ every_mode_moves_traffic()
 		check_clean_run cli $((n * 2)) || return 1
 		echo "figure: $mode stream 1 KiB: msgs_per_sec $(ep_stat cli msgs_per_sec) cq_batch_max $(ep_stat cli cq_batch_max)"
 		case $mode in
-		poll) expect_eq "$(ep_stat cli cq_events)" 0 "poll mode takes no event" || return 1 ;;
+		poll) poll_arms_naps_ep "poll pingpong and stream" cli || return 1 ;;
 		*) [ "$(ep_stat cli cq_events)" -gt 0 ] || { fail "$mode saw no CQ event"; return 1; } ;;
 		esac
 		# The core polls its own modes' CQs: the engine counts their
@@ -253,14 +253,15 @@ live_change()
 
 # live_traffic EP...: after a change, the stream moves on (50 more echoes,
 # twice), and over the second stretch each EP's counters show its cq_mode
-# (the caller's mode and wmax arrays): poll takes no CQ event, event takes
-# some, and only adaptive mode with a poll_window_max_us above 0 polls a
+# (the caller's mode and wmax arrays): poll arms its CQ only to nap and
+# takes events only from those arms (poll_arms_naps), event takes some,
+# and only adaptive mode with a poll_window_max_us above 0 polls a
 # window. The first stretch lets what the change left behind settle (the
 # last event of a CQ armed before, a window closing).
 live_traffic()
 {
 	local ep v m w
-	local -A ev hits ylds naps
+	local -A ev hits ylds naps arms nw
 
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
@@ -268,6 +269,7 @@ live_traffic()
 		ep_stats "$ep" || return 1
 		ev[$ep]=${STATS[cq_events]} hits[$ep]=${STATS[cq_window_hits]}
 		ylds[$ep]=${STATS[cq_window_yields]} naps[$ep]=${STATS[cq_poll_naps]}
+		arms[$ep]=${STATS[cq_arms]} nw[$ep]=${STATS[cq_nap_wakeups]}
 	done
 	v=$(ep_stat cli msgs_verified) || return 1
 	wait_stat 30 cli msgs_verified -gt $((v + 50)) || return 1
@@ -275,8 +277,9 @@ live_traffic()
 		m=${mode[$ep]} w=${wmax[$ep]}
 		ep_stats "$ep" || return 1
 		case $m in
-		poll) expect_eq "${STATS[cq_events]}" "${ev[$ep]}" "$ep CQ events in poll mode" ||
-			return 1 ;;
+		poll) poll_arms_naps "$ep over 50 echoes" $((STATS[cq_events] - ev[$ep])) \
+			$((STATS[cq_arms] - arms[$ep])) $((STATS[cq_poll_naps] - naps[$ep])) \
+			$((STATS[cq_nap_wakeups] - nw[$ep])) || return 1 ;;
 		event|irqpoll) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
 			{ fail "$ep took no CQ event in $m mode over 50 echoes"; return 1; } ;;
 		esac
@@ -538,7 +541,10 @@ poll_vcsw()
 # without a completion between messages: each gap takes naps on both ends
 # (cq_poll_naps at least one per message), and each nap is a sleep: the
 # poll threads' voluntary context switches (/proc/PID/status) grow by at
-# least half the naps. With poll_idle_us 0, set live, no nap is taken and
+# least half the naps. A nap arms the CQ, and a message that arrives during
+# one is handed over by the work item (cq_nap_wakeups at least one for two
+# messages on each end, the arms no more than the naps and those wakeups).
+# With poll_idle_us 0, set live, no nap is taken, the CQ is never armed and
 # the threads spin. The time they spend polling (cpu_ns, which includes
 # the softirqs run as bottom halves are enabled again) is printed: far
 # less napping on a quiet host, 3x less on the debug kernel beside the
@@ -546,7 +552,7 @@ poll_vcsw()
 poll_naps_when_idle()
 {
 	local ep phase msgs secs=3 rate=200 line=
-	local -A n0 c0 v0 naps cpu vcsw m
+	local -A n0 c0 v0 w0 a0 e0 naps cpu vcsw m nw arms evs
 
 	[ "$CQN_KERNEL" = debug ] && rate=50
 	setup || return 1
@@ -561,18 +567,25 @@ poll_naps_when_idle()
 			sleep 1
 		fi
 		for ep in cli srv; do
-			n0[$ep]=$(ep_stat $ep cq_poll_naps) c0[$ep]=$(ep_stat $ep cpu_ns)
+			ep_stats $ep || return 1
+			n0[$ep]=${STATS[cq_poll_naps]} c0[$ep]=${STATS[cpu_ns]}
+			w0[$ep]=${STATS[cq_nap_wakeups]} a0[$ep]=${STATS[cq_arms]}
+			e0[$ep]=${STATS[cq_events]}
 			v0[$ep]=$(poll_vcsw $ep)
 		done
 		msgs=$(ep_stat cli msgs_verified)
 		sleep $secs
 		msgs=$(($(ep_stat cli msgs_verified) - msgs))
 		for ep in cli srv; do
-			naps[$phase.$ep]=$(($(ep_stat $ep cq_poll_naps) - n0[$ep]))
-			cpu[$phase.$ep]=$(($(ep_stat $ep cpu_ns) - c0[$ep]))
 			vcsw[$phase.$ep]=$(($(poll_vcsw $ep) - v0[$ep]))
+			ep_stats $ep || return 1
+			naps[$phase.$ep]=$((STATS[cq_poll_naps] - n0[$ep]))
+			cpu[$phase.$ep]=$((STATS[cpu_ns] - c0[$ep]))
+			nw[$phase.$ep]=$((STATS[cq_nap_wakeups] - w0[$ep]))
+			arms[$phase.$ep]=$((STATS[cq_arms] - a0[$ep]))
+			evs[$phase.$ep]=$((STATS[cq_events] - e0[$ep]))
 		done
-		line+=" $phase: $msgs messages, naps ${naps[$phase.cli]} / ${naps[$phase.srv]}, sleeps ${vcsw[$phase.cli]} / ${vcsw[$phase.srv]}, ms polling $((cpu[$phase.cli] / 1000000)) / $((cpu[$phase.srv] / 1000000));"
+		line+=" $phase: $msgs messages, naps ${naps[$phase.cli]} / ${naps[$phase.srv]}, sleeps ${vcsw[$phase.cli]} / ${vcsw[$phase.srv]}, nap wakeups ${nw[$phase.cli]} / ${nw[$phase.srv]}, arms ${arms[$phase.cli]} / ${arms[$phase.srv]}, events ${evs[$phase.cli]} / ${evs[$phase.srv]}, ms polling $((cpu[$phase.cli] / 1000000)) / $((cpu[$phase.srv] / 1000000));"
 		[ "$msgs" -gt 0 ] || { fail "$phase: no message in $secs s"; return 1; }
 		m[$phase]=$msgs
 	done
@@ -582,14 +595,20 @@ poll_naps_when_idle()
 			{ fail "$ep: ${naps[nap.$ep]} naps for ${m[nap]} paced messages with poll_idle_us 100"; return 1; }
 		[ $((vcsw[nap.$ep] * 2)) -ge "${naps[nap.$ep]}" ] ||
 			{ fail "$ep: ${naps[nap.$ep]} naps, ${vcsw[nap.$ep]} voluntary context switches of its poll thread: the naps do not sleep"; return 1; }
+		[ $((nw[nap.$ep] * 2)) -ge "${m[nap]}" ] ||
+			{ fail "$ep: ${nw[nap.$ep]} wakeups of the work item during naps for ${m[nap]} paced messages: the naps' arms raise no event"; return 1; }
+		poll_arms_naps "$ep napping" "${evs[nap.$ep]}" "${arms[nap.$ep]}" \
+			"${naps[nap.$ep]}" "${nw[nap.$ep]}" || return 1
 		expect_eq "${naps[spin.$ep]}" 0 "$ep naps with poll_idle_us 0" || return 1
+		expect_eq "${arms[spin.$ep]}" 0 "$ep arms with poll_idle_us 0" || return 1
 	done
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }
 
 # Busy polling that lets softirqs run (cqn_cq_busy_poll(), src/cq.c): the
-# poll thread and adaptive mode's window poll with bottom halves disabled,
+# poll thread (poll_idle_us 0: it never naps, so it hands over every
+# message) and adaptive mode's window poll with bottom halves disabled,
 # and enabling them again runs the softirqs raised meanwhile on that CPU,
 # as napi_busy_loop() does. On 6.1's rxe a send posted from a completion
 # handler raises the tasklet that transmits it (and the receiver's tasklet
@@ -605,9 +624,9 @@ busy_poll_lets_softirqs_run()
 
 	for mode in poll adaptive; do
 		setup || return 1
-		start_server cq_mode=$mode poll_window_max_us=1000 || return 1
+		start_server cq_mode=$mode poll_window_max_us=1000 poll_idle_us=0 || return 1
 		endless_client cli workload=pingpong msg_size=64 cq_mode=$mode \
-			poll_window_max_us=1000 || return 1
+			poll_window_max_us=1000 poll_idle_us=0 || return 1
 		wait_stat 60 cli msgs_verified -gt 500 || return 1
 		for ep in cli srv; do
 			runs=$(ep_stat $ep cq_softirq_runs) msgs=$(ep_stat $ep msgs_received)

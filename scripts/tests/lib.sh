@@ -390,6 +390,26 @@ ep_stat()
 	printf '%s\n' "${STATS[$2]}"
 }
 
+# poll_arms_naps WHAT EVENTS ARMS NAPS NAP_WAKEUPS: poll mode arms its CQ
+# only to nap (src/cq_poll.c): once per nap, and again at the end of each
+# wakeup of the work item during one, so its arms are at most its naps and
+# nap wakeups, and its events at most its arms (counts of one stretch).
+poll_arms_naps()
+{
+	[ "$3" -le $(($4 + $5)) ] ||
+		{ fail "$1: $3 arms in poll mode for $4 naps and $5 nap wakeups"; return 1; }
+	[ "$2" -le "$3" ] ||
+		{ fail "$1: $2 events in poll mode for $3 arms"; return 1; }
+}
+
+# poll_arms_naps_ep WHAT EP: poll_arms_naps for EP's counts so far.
+poll_arms_naps_ep()
+{
+	ep_stats "$2" || return 1
+	poll_arms_naps "$1" "${STATS[cq_events]}" "${STATS[cq_arms]}" "${STATS[cq_poll_naps]}" \
+		"${STATS[cq_nap_wakeups]}"
+}
+
 # hist_samples NAME HIST: the samples of one histogram of NAME's debugfs
 # "histograms" (its header line).
 hist_samples()

@@ -82,7 +82,7 @@ stream_mode()
 	check_clean_run cli $((N * 5)) || return 1
 	echo "figure: stream 4096 B $mode: msgs_per_sec $(ep_stat cli msgs_per_sec) cq_events $(ep_stat cli cq_events)"
 	if [ "$mode" = poll ]; then
-		expect_eq "$(ep_stat cli cq_events)" 0 "poll mode takes no CQ event" || return 1
+		poll_arms_naps_ep "poll stream" cli || return 1
 	else
 		[ "$(ep_stat cli cq_events)" -gt 0 ] || { fail "event mode saw no event"; return 1; }
 	fi
