@@ -42,7 +42,8 @@
  * ``poll``
  *	A kernel thread per CQ (``cqn-poll/<endpoint>.<connection>``, pinned
  *	to ``poll_cpu`` unless it is -1) calls ib_poll_cq() in batches and
- *	never arms the CQ, so no interrupt or event is ever taken. Each poll
+ *	arms the CQ only to nap (below), so no interrupt or event is taken
+ *	while completions come. Each poll
  *	of up to 64 completions runs with bottom halves disabled, and
  *	enabling them again runs the softirqs raised meanwhile on that CPU
  *	(cqn_cq_busy_poll(), as napi_busy_loop() does); it calls
@@ -51,7 +52,10 @@
  *	once the CQ has been empty for ``poll_idle_us`` it naps between polls,
  *	10 us first, doubling up to 1 ms (``cq_poll_naps``), so an idle
  *	endpoint, or one whose peer's vCPU the host took away, gives its CPU
- *	up. 0 spins always. The thread runs at nice 19 (``poll_priority``
+ *	up. A nap arms the CQ: what arrives meanwhile is handed over by the
+ *	work item on the CPU that took the event (``cq_nap_wakeups``), and
+ *	the thread takes the CQ back when the nap ends. 0 spins always and
+ *	never arms. The thread runs at nice 19 (``poll_priority``
  *	``low``, the default): every other task of its CPU, the connection
  *	manager's and rxe's work, a user's program, runs first when it is
  *	ready, so many poll threads cannot starve the connections they serve;
