@@ -279,7 +279,7 @@ live_traffic()
 		case $m in
 		poll) poll_arms_naps "$ep over 50 echoes" $((STATS[cq_events] - ev[$ep])) \
 			$((STATS[cq_arms] - arms[$ep])) $((STATS[cq_poll_naps] - naps[$ep])) \
-			$((STATS[cq_nap_wakeups] - nw[$ep])) || return 1 ;;
+			$((STATS[cq_nap_wakeups] - nw[$ep])) 1 || return 1 ;;
 		event|irqpoll) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
 			{ fail "$ep took no CQ event in $m mode over 50 echoes"; return 1; } ;;
 		esac
@@ -598,7 +598,7 @@ poll_naps_when_idle()
 		[ $((nw[nap.$ep] * 2)) -ge "${m[nap]}" ] ||
 			{ fail "$ep: ${nw[nap.$ep]} wakeups of the work item during naps for ${m[nap]} paced messages: the naps' arms raise no event"; return 1; }
 		poll_arms_naps "$ep napping" "${evs[nap.$ep]}" "${arms[nap.$ep]}" \
-			"${naps[nap.$ep]}" "${nw[nap.$ep]}" || return 1
+			"${naps[nap.$ep]}" "${nw[nap.$ep]}" 1 || return 1
 		expect_eq "${naps[spin.$ep]}" 0 "$ep naps with poll_idle_us 0" || return 1
 		expect_eq "${arms[spin.$ep]}" 0 "$ep arms with poll_idle_us 0" || return 1
 	done
