@@ -402,12 +402,17 @@ run_line()
 	line=$(sed -n 2p <<<"$out")
 	expect_match "$line" "^ +64 +$ITER event +pingpong +1 " "run: the event line" || return 1
 	# events/msg (column 15): a pingpong client in event mode takes about
-	# one event per message; in poll mode it never arms the CQ.
+	# one event per message. Poll mode arms the CQ only to nap, and a
+	# 200-message run naps at about every message on a busy host (0.345
+	# and 1.015 per message in two runs beside other VMs, against event
+	# mode's 1.010): its column is only a number here; cq's tests judge
+	# poll mode's events against its arms and naps.
 	expect_eq "$(awk '{ print ($15 >= 0.5) }' <<<"$line")" 1 \
 		"run: event mode's events/msg in '$line'" || return 1
 	line=$(sed -n 3p <<<"$out")
 	expect_match "$line" "^ +64 +$ITER poll +pingpong +1 " "run: the poll line" || return 1
-	expect_eq "$(awk '{ print $15 }' <<<"$line")" 0.000 "run: poll mode's events/msg" || return 1
+	expect_match "$(awk '{ print $15 }' <<<"$line")" '^[0-9]+\.[0-9]{3}$' \
+		"run: poll mode's events/msg in '$line'" || return 1
 	expect_eq "$(ls "$CQN_CFS/endpoints" | wc -l)" 0 "endpoints after run" || return 1
 	ctl -j run --name r --server --addr $ADDR --port 7476 --workload stream --queue-depth 8 \
 		--iterations "$ITER" --keep >/tmp/cqn-run.json || return 1
