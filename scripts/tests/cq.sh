@@ -866,7 +866,7 @@ cpu_ticks()
 # (total counts idle too; steal, guest and guest_nice are in user, nice).
 cpu_stat()
 {
-	local cpu f
+	local f
 
 	while read -ra f; do
 		[ "${f[0]}" = "cpu$1" ] || continue
