@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/vm-run, part 1 of 4: its usage and options. Sets kernel, kind,
-# smp, mem, timeout, stall, rxe, append, nic_args and leaves the command
+# smp, tcg_threads, mem, timeout, stall, rxe, append, nic_args and leaves the command
 # in "$@"; exits 2 on bad usage.
 # shellcheck shell=bash disable=SC2034,SC2154 # variables shared by the parts
 
@@ -25,6 +25,14 @@ Options:
                          benchmarks). In the guest CQN_KERNEL is debug or
                          distro (a stock kernel), CQN_KSERIES the series.
   --smp N                virtual CPUs (default 2)
+  --tcg-threads multi|single
+                         multi (default): a host thread per virtual CPU;
+                         single: one host thread runs all of them in turn,
+                         so the VM never takes more than one host CPU. Two
+                         VMs beside each other on a 2-CPU host finish
+                         sooner with single: with multi, a vCPU spinning
+                         for a lock whose holder's host thread waits for
+                         the CPU burns it (make check's debug VMs)
   --mem SIZE             guest memory, QEMU syntax (default 2G)
   --timeout S            kill the VM after S seconds in all (default 900)
   --stall S              kill the VM when the command has printed nothing
@@ -78,6 +86,7 @@ EOF
 
 kernel=debug
 smp=2
+tcg_threads=multi
 mem=2G
 timeout=900
 stall=600
@@ -86,12 +95,13 @@ append=
 socket_nic=
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--kernel|--smp|--mem|--timeout|--stall|--append|--socket-nic)
+	--kernel|--smp|--tcg-threads|--mem|--timeout|--stall|--append|--socket-nic)
 		[ $# -ge 2 ] || { usage >&2; exit 2; }
 		case "$1" in
 		--kernel) kernel=$2 ;;
 		--socket-nic) socket_nic=$2 ;;
 		--smp) smp=$2 ;;
+		--tcg-threads) tcg_threads=$2 ;;
 		--mem) mem=$2 ;;
 		--timeout) timeout=$2 ;;
 		--stall) stall=$2 ;;
@@ -107,6 +117,10 @@ done
 [ $# -gt 0 ] || { echo "vm-run: no command given" >&2; usage >&2; exit 2; }
 kind=$(cqn_kernel_kind "$kernel") || { echo "vm-run: --kernel debug|6.1|6.12" >&2; exit 2; }
 [[ "$smp" =~ ^[1-9][0-9]*$ ]] || { echo "vm-run: bad --smp '$smp'" >&2; exit 2; }
+case $tcg_threads in
+multi|single) ;;
+*) echo "vm-run: --tcg-threads multi|single, not '$tcg_threads'" >&2; exit 2 ;;
+esac
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || { echo "vm-run: bad --timeout '$timeout'" >&2; exit 2; }
 [[ "$stall" =~ ^[0-9]+$ ]] || { echo "vm-run: bad --stall '$stall'" >&2; exit 2; }
 nic_args=()

@@ -54,7 +54,7 @@ gkernel=distro
 [ "$kind" = debug ] && gkernel=debug
 rd=$CQN_BUILD/vm/$label-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$rd"
-cqn_log "vm-run: $label kernel $release, smp $smp, mem $mem; results in $rd"
+cqn_log "vm-run: $label kernel $release, smp $smp ($tcg_threads-threaded TCG), mem $mem; results in $rd"
 CMD=("$@")
 {
 	printf 'CQN_KERNEL=%q\nCQN_KSERIES=%q\nCQN_KLABEL=%q\nCQN_TOP=%q\nCQN_RXE=%q\nCQN_MODULES=%q\n' \
@@ -67,7 +67,7 @@ CMD=("$@")
 # the debug kernel (KASAN, lockdep, under TCG) cannot finish within ACPICA's
 # 30 s loop timeout; the first virtio device then gets no interrupt (no
 # PCI_MSI there) and the 9p root mount hangs. q35's _PRT is a static table.
-qemu=(qemu-system-x86_64 -machine q35 -accel tcg -nodefaults -no-reboot -display none
+qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg_threads" -nodefaults -no-reboot -display none
 	-m "$mem" -smp "$smp"
 	-kernel "$bzimage" -append "$cmdline"
 	-serial "file:$rd/console.log"
