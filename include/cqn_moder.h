@@ -26,6 +26,15 @@
 #define CQN_POLL_NAP_MIN_US		10
 /* Its longest nap: what a completion after a long gap may wait. */
 #define CQN_POLL_NAP_MAX_US		1000
+/*
+ * A pass of the poll loop that found the CQ empty and ran nothing else on
+ * its CPU, yet took this long, lost its CPU to the host: a vCPU waiting
+ * for a host CPU (cq_poll_steals). Longer than any interrupt of a guest;
+ * a host's scheduler takes its CPUs away for milliseconds at a time.
+ */
+#define CQN_POLL_STEAL_US		1000
+/* After a steal, the poll thread naps as soon as its CQ is empty this long. */
+#define CQN_POLL_STEAL_HOLD_MS		100
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 
@@ -73,7 +82,8 @@ bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_peri
 			struct cqn_moder *eff);
 u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
 			     u64 idle_ns);
-u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us);
+u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen);
+bool cqn_poll_stolen(u64 pass_ns, bool quiet);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 

@@ -238,22 +238,46 @@ static void cqn_moder_test_poll_nap(struct kunit *test)
 	u32 nap = 0;
 	int i;
 
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99), 100), 0U);
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(100000), 0), 0U);
-	nap = cqn_poll_nap_next(nap, US(100), 100);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99), 100, false), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(100000), 0, false), 0U);
+	nap = cqn_poll_nap_next(nap, US(100), 100, false);
 	KUNIT_EXPECT_EQ(test, nap, (u32)CQN_POLL_NAP_MIN_US);
-	nap = cqn_poll_nap_next(nap, US(120), 100);
+	nap = cqn_poll_nap_next(nap, US(120), 100, false);
 	KUNIT_EXPECT_EQ(test, nap, 2U * CQN_POLL_NAP_MIN_US);
 	for (i = 0; i < 20; i++)
-		nap = cqn_poll_nap_next(nap, US(200 + i), 100);
+		nap = cqn_poll_nap_next(nap, US(200 + i), 100, false);
 	KUNIT_EXPECT_EQ(test, nap, (u32)CQN_POLL_NAP_MAX_US);
 	/* Whatever poll_idle_us, the naps start at the first and end at the longest. */
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(5), 5), (u32)CQN_POLL_NAP_MIN_US);
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(CQN_POLL_NAP_MAX_US, US(200000), 100000),
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(5), 5, false), (u32)CQN_POLL_NAP_MIN_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(CQN_POLL_NAP_MAX_US, US(200000), 100000, false),
 			(u32)CQN_POLL_NAP_MAX_US);
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99999), 100000), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(99999), 100000, false), 0U);
 	/* Completions again (the caller restarts from 0): spin. */
-	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, 0, 100), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, 0, 100, false), 0U);
+	/* Stolen: a nap as soon as the CQ is empty, doubling as before... */
+	nap = cqn_poll_nap_next(0, 0, 100, true);
+	KUNIT_EXPECT_EQ(test, nap, (u32)CQN_POLL_NAP_MIN_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(nap, US(1), 100000, true),
+			2U * CQN_POLL_NAP_MIN_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(CQN_POLL_NAP_MAX_US, 0, 100, true),
+			(u32)CQN_POLL_NAP_MAX_US);
+	/* ...but never with poll_idle_us 0. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_nap_next(0, US(100000), 0, true), 0U);
+}
+
+/*
+ * A stolen pass of the poll loop: a quiet one (empty CQ, nothing else run
+ * on its CPU) of at least CQN_POLL_STEAL_US. A long pass that ran softirqs,
+ * switched or found completions is the guest's own work.
+ */
+static void cqn_moder_test_poll_stolen(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, cqn_poll_stolen(US(CQN_POLL_STEAL_US), true));
+	KUNIT_EXPECT_TRUE(test, cqn_poll_stolen(US(50000), true));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_stolen(US(CQN_POLL_STEAL_US) - 1, true));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_stolen(US(2), true));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_stolen(US(50000), false));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_stolen(0, false));
 }
 
 /*
@@ -327,6 +351,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),
 	KUNIT_CASE(cqn_moder_test_poll_nap),
+	KUNIT_CASE(cqn_moder_test_poll_stolen),
 	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),

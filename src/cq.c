@@ -54,8 +54,11 @@
  *	endpoint, or one whose peer's vCPU the host took away, gives its CPU
  *	up. A nap arms the CQ: what arrives meanwhile is handed over by the
  *	work item on the CPU that took the event (``cq_nap_wakeups``), and
- *	the thread takes the CQ back when the nap ends. 0 spins always and
- *	never arms. The thread runs at nice 19 (``poll_priority``
+ *	the thread takes the CQ back when the nap ends. For 100 ms after a
+ *	pass of its loop over an empty CQ took a millisecond with nothing
+ *	else run on its CPU, time the host took its vCPU away
+ *	(``cq_poll_steals``), it naps as soon as the CQ is empty. 0 spins
+ *	always and never arms. The thread runs at nice 19 (``poll_priority``
  *	``low``, the default): every other task of its CPU, the connection
  *	manager's and rxe's work, a user's program, runs first when it is
  *	ready, so many poll threads cannot starve the connections they serve;

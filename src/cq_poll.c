@@ -11,12 +11,20 @@
  * exchange does not wait for the napping thread's vCPU (on a busy host,
  * for the host to run it). When the nap ends the thread takes the CQ back,
  * waiting out a wakeup of the work item in progress: the two never process
- * the CQ at once. The thread runs at nice 19 unless poll_priority is
+ * the CQ at once. A pass of the loop that found the CQ empty, ran nothing
+ * else on its CPU and still took a millisecond (cqn_poll_stolen()) lost its
+ * vCPU to the host (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after
+ * one the thread naps as soon as the CQ is empty, whatever poll_idle_us,
+ * so that on a host with no CPU to spare the vCPU that would answer gets
+ * the time this one would spin away. poll_idle_us 0 spins always. The
+ * thread runs at nice 19 unless poll_priority is
  * normal: the tasks it would otherwise share its CPU with (the connection
  * manager's work, rxe's, ksoftirqd) run first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/interrupt.h>
+#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 
@@ -94,24 +102,68 @@ static void cqn_cq_nap_work(struct cqn_cq *c)
 		cqn_cq_nap_kick(c);
 }
 
+/*
+ * A pass of the poll loop, as cqn_poll_stolen() judges it: when it began,
+ * and what would show that something else ran on its CPU meanwhile.
+ */
+struct cqn_poll_pass {
+	u64 start;
+	unsigned long switches;
+	unsigned int softirqs;
+	int cpu;
+	bool empty;
+};
+
+/* The softirqs that do a provider's or the network's work on @cpu so far. */
+static unsigned int cqn_poll_work_softirqs(int cpu)
+{
+	return kstat_softirqs_cpu(NET_TX_SOFTIRQ, cpu) + kstat_softirqs_cpu(NET_RX_SOFTIRQ, cpu) +
+	       kstat_softirqs_cpu(TASKLET_SOFTIRQ, cpu) + kstat_softirqs_cpu(IRQ_POLL_SOFTIRQ, cpu);
+}
+
+/*
+ * Start a pass at @now; true when the one before it, which found the CQ
+ * empty, was stolen by the host.
+ */
+static bool cqn_poll_pass_start(struct cqn_poll_pass *p, u64 now)
+{
+	unsigned long switches = current->nvcsw + current->nivcsw;
+	int cpu = raw_smp_processor_id();
+	unsigned int softirqs = cqn_poll_work_softirqs(cpu);
+	bool quiet = p->empty && p->cpu == cpu && p->switches == switches &&
+		     p->softirqs == softirqs;
+	bool stolen = p->start && cqn_poll_stolen(now - p->start, quiet);
+
+	*p = (struct cqn_poll_pass){ .start = now, .switches = switches,
+				     .softirqs = softirqs, .cpu = cpu };
+	return stolen;
+}
+
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
-	u64 t0, now, idle_since = cqn_cq_clock();
+	u64 t0, now, idle_since = cqn_cq_clock(), stolen_until = 0;
+	struct cqn_poll_pass pass = {};
 	u32 nap = 0;
 	int n;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
 		t0 = cqn_cq_clock();
+		if (cqn_poll_pass_start(&pass, t0)) {
+			cqn_stat_inc(c->stats, CQN_STAT_cq_poll_steals);
+			stolen_until = t0 + CQN_POLL_STEAL_HOLD_MS * NSEC_PER_MSEC;
+		}
 		n = cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true);
 		now = cqn_cq_clock();
 		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, now - t0);
 		if (n)
 			idle_since = now;
 		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since,
-						READ_ONCE(c->params.poll_idle_us));
+						READ_ONCE(c->params.poll_idle_us),
+						now < stolen_until);
 		if (!nap) {
+			pass.empty = !n;
 			cond_resched();
 			continue;
 		}

@@ -237,6 +237,8 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
  * @nap_us: its last nap since the CQ ran empty, microseconds (0: none yet)
  * @idle_ns: how long the CQ has been empty
  * @idle_us: poll_idle_us (0: never nap)
+ * @stolen: the host took the thread's CPU less than CQN_POLL_STEAL_HOLD_MS
+ *	ago (cqn_poll_stolen())
  *
  * A poll thread spins while completions come at least every @idle_us. Once
  * the CQ has been empty that long it naps between polls: CQN_POLL_NAP_MIN_US
@@ -245,18 +247,44 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_adaptive_window_next);
  * CPU was taken away, stops holding its CPU. Each nap is at most as long as
  * the CQ has already been empty: a completion after a gap waits for the
  * poll that finds it at most about the gap, and at most
- * CQN_POLL_NAP_MAX_US.
+ * CQN_POLL_NAP_MAX_US. While @stolen it naps as soon as the CQ is empty:
+ * on a host whose CPUs are all taken, a spinning vCPU takes the time the
+ * vCPU that would answer it needs, and the nap's armed CQ hands the next
+ * completion to whichever CPU takes its event. @idle_us 0 spins always,
+ * stolen or not.
  *
  * Context: any.
  * Return: the nap, microseconds; 0 to poll again at once.
  */
-u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us)
+u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen)
 {
-	if (!idle_us || idle_ns < (u64)idle_us * NSEC_PER_USEC)
+	if (!idle_us || (!stolen && idle_ns < (u64)idle_us * NSEC_PER_USEC))
 		return 0;
 	return clamp_t(u32, nap_us * 2, CQN_POLL_NAP_MIN_US, CQN_POLL_NAP_MAX_US);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_nap_next);
+
+/**
+ * cqn_poll_stolen() - did the host take the poll thread's CPU in a pass?
+ * @pass_ns: the pass of the poll loop, from the start of one poll to the
+ *	start of the next, by the guest's clock
+ * @quiet: the pass found the CQ empty, and nothing else ran on its CPU in
+ *	it: no context switch or migration of the thread, no network,
+ *	tasklet or irq_poll softirq
+ *
+ * Such a pass takes microseconds. One that took CQN_POLL_STEAL_US or more
+ * spent it outside the guest: its vCPU waited for a host CPU. (The guest
+ * cannot tell this any other way under TCG; a KVM guest's steal time says
+ * it too, later and per tick.)
+ *
+ * Context: any.
+ * Return: true for a stolen pass.
+ */
+bool cqn_poll_stolen(u64 pass_ns, bool quiet)
+{
+	return quiet && pass_ns >= (u64)CQN_POLL_STEAL_US * NSEC_PER_USEC;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_stolen);
 
 /**
  * cqn_dim_profile() - count and period of one level of the DIM profile

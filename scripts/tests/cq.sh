@@ -16,6 +16,7 @@ ALL_TESTS="
 	busy_poll_lets_softirqs_run
 	adaptive_pingpong_polls
 	poll_naps_when_idle
+	poll_naps_when_stolen
 	solicited_only_traffic
 	live_resize
 	core_mode_switch_refused
@@ -36,6 +37,8 @@ ALL_TESTS="
 # from traffic, so its storm is the injected one (spurious_event_storm).
 [ "$CQN_KERNEL" = distro ] && CQN_SKIP[siw_provider]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 [ "$CQN_KERNEL" = debug ] && CQN_SKIP[event_storm_falls_back]="the debug kernel under TCG raises < 1 event/ms from traffic (spurious_event_storm covers the guard there)"
+[ "${CQN_TCG_THREADS:-multi}" = single ] ||
+	CQN_SKIP[poll_naps_when_stolen]="a VM whose vCPUs have a host thread each loses them only when the host is busy: it needs one whose vCPUs take turns on one (vm-run --tcg-threads single, make check's debug VMs)"
 [ "$CQN_KERNEL" = debug ] && CQN_SKIP[sw_moderation_ends_at_count]="the debug kernel under TCG paces too few completions into a quarter period to tell a look at the count from a look a quarter period later (the stock kernels run it)"
 
 setup()
@@ -606,6 +609,68 @@ poll_naps_when_idle()
 	ep_remove cli srv
 }
 
+# A poll thread whose vCPU the host takes away naps as soon as its CQ is
+# empty, for CQN_POLL_STEAL_HOLD_MS after each pass of its loop that found
+# the CQ empty, ran nothing else on its CPU and still took a millisecond
+# or more (cq_poll_steals; cqn_poll_stolen()). The host here is QEMU: in a
+# VM whose vCPUs take turns on one host thread (--tcg-threads single), a
+# CPU-bound loop on CPU 0 keeps CPU 1 from running for up to 100 ms at a
+# time. A client polls on CPU 1 with poll_idle_us 100000 and a paced
+# stream whose messages come far more often than that: a thread that
+# naps only when idle never naps. Here it must count steals, nap at least
+# once for every other message and have the naps' arms hand messages over
+# (cq_nap_wakeups); with poll_idle_us 0 it keeps spinning, steals or not.
+# Nothing is lost.
+poll_naps_when_stolen()
+{
+	local hog phase msgs secs=3 rate=100 line=
+	local -A m steals naps nw arms evs
+	local s0 n0 w0 a0 e0
+
+	[ "$CQN_KERNEL" = debug ] && rate=40
+	setup || return 1
+	start_server || return 1
+	endless_client cli cq_mode=poll poll_cpu=1 poll_idle_us=100000 queue_depth=1 \
+		msg_size=64 rate=$rate || return 1
+	wait_stat 60 cli msgs_verified -gt 20 || return 1
+	taskset -c 0 nice -n 19 sh -c 'while :; do :; done' &
+	hog=$!
+	for phase in stolen spin; do
+		if [ $phase = spin ]; then
+			expect_write "$CQN_CFS/endpoints/cli/poll_idle_us" 0 || break
+			sleep 1
+		fi
+		ep_stats cli || break
+		s0=${STATS[cq_poll_steals]} n0=${STATS[cq_poll_naps]} w0=${STATS[cq_nap_wakeups]}
+		a0=${STATS[cq_arms]} e0=${STATS[cq_events]}
+		msgs=$(ep_stat cli msgs_verified)
+		sleep $secs
+		m[$phase]=$(($(ep_stat cli msgs_verified) - msgs))
+		ep_stats cli || break
+		steals[$phase]=$((STATS[cq_poll_steals] - s0)) naps[$phase]=$((STATS[cq_poll_naps] - n0))
+		nw[$phase]=$((STATS[cq_nap_wakeups] - w0)) arms[$phase]=$((STATS[cq_arms] - a0))
+		evs[$phase]=$((STATS[cq_events] - e0))
+		line+=" $phase: ${m[$phase]} messages, steals ${steals[$phase]}, naps ${naps[$phase]}, nap wakeups ${nw[$phase]}, arms ${arms[$phase]}, events ${evs[$phase]};"
+	done
+	kill "$hog"
+	wait "$hog" 2>/dev/null
+	echo "figure: a client polling on CPU 1, a loop on CPU 0, $secs s at $rate messages a second:$line"
+	[ -n "${evs[spin]:-}" ] || return 1
+	[ "${m[stolen]}" -gt 0 ] || { fail "no message in $secs s"; return 1; }
+	[ "${steals[stolen]}" -ge 2 ] ||
+		{ fail "${steals[stolen]} steals counted in $secs s with CPU 0 busy"; return 1; }
+	[ $((naps[stolen] * 2)) -ge "${m[stolen]}" ] ||
+		{ fail "${naps[stolen]} naps for ${m[stolen]} messages after ${steals[stolen]} steals: the thread kept spinning"; return 1; }
+	[ "${nw[stolen]}" -ge 1 ] ||
+		{ fail "no message handed over by a nap's arm in ${naps[stolen]} naps"; return 1; }
+	poll_arms_naps "stolen" "${evs[stolen]}" "${arms[stolen]}" "${naps[stolen]}" "${nw[stolen]}" 1 ||
+		return 1
+	expect_eq "${naps[spin]}" 0 "naps with poll_idle_us 0 (${steals[spin]} steals)" || return 1
+	expect_eq "${arms[spin]}" 0 "arms with poll_idle_us 0" || return 1
+	stop_endless_clean "" || return 1
+	ep_remove cli srv
+}
+
 # Busy polling that lets softirqs run (cqn_cq_busy_poll(), src/cq.c): the
 # poll thread (poll_idle_us 0: it never naps, so it hands over every
 # message) and adaptive mode's window poll with bottom halves disabled,
@@ -882,8 +947,8 @@ cpu_stat()
 # wants, so the connection manager's work items, rxe's and a user's tasks
 # on its CPU run when they are ready. That is what lets 64 and more
 # cq_share=conn poll engines come up (Documentation/benchmarks.rst, "Many
-# connections"). A client polls on CPU 1 and never naps (poll_idle_us at
-# its maximum) while a CPU-bound shell loop runs there too. Of the ticks
+# connections"). A client polls on CPU 1 and never naps (poll_idle_us 0,
+# not even when the host takes its CPU away) while a CPU-bound shell loop runs there too. Of the ticks
 # the two were given, at low the loop gets at least 90 %, and at least
 # half of CPU 1's busy ticks (softirqs and interrupts take the rest: a
 # thread spinning there would not be charged itself); set live to normal
@@ -903,7 +968,7 @@ poll_thread_gives_way()
 	hz=$(getconf CLK_TCK)
 	setup || return 1
 	start_server || return 1
-	endless_client cli cq_mode=poll poll_cpu=1 poll_idle_us=100000 || return 1
+	endless_client cli cq_mode=poll poll_cpu=1 poll_idle_us=0 || return 1
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
 	read -r pid _ <<<"$(poll_pids cli)"
 	[ -n "$pid" ] || { fail "no cqn-poll/cli.* thread"; return 1; }

@@ -11,7 +11,8 @@ Usage: scripts/vm-run [OPTIONS] -- CMD [ARG...]
 
 Boot a VM, run CMD in it (cwd $CQN_TOP, env CQN_IN_VM=1,
 CQN_OUT=/mnt/out, CQN_KERNEL=debug|distro, CQN_KSERIES=6.1|6.12,
-CQN_KLABEL=6.1-debug|6.1|6.12), then check the kernel log.
+CQN_KLABEL=6.1-debug|6.1|6.12, CQN_TCG_THREADS=multi|single), then check
+the kernel log.
 The guest sees the host's / read-only and cached (files changed on the host
 during the run may look stale); /tmp, /run, /var/tmp are empty tmpfs. Put
 what CMD needs in the checkout or under \$CQN_BUILD, results in \$CQN_OUT.

@@ -57,8 +57,8 @@ mkdir -p "$rd"
 cqn_log "vm-run: $label kernel $release, smp $smp ($tcg_threads-threaded TCG), mem $mem; results in $rd"
 CMD=("$@")
 {
-	printf 'CQN_KERNEL=%q\nCQN_KSERIES=%q\nCQN_KLABEL=%q\nCQN_TOP=%q\nCQN_RXE=%q\nCQN_MODULES=%q\n' \
-		"$gkernel" "${kind/debug/6.1}" "$label" "$CQN_TOP" "$rxe" "$modules"
+	printf 'CQN_KERNEL=%q\nCQN_KSERIES=%q\nCQN_KLABEL=%q\nCQN_TCG_THREADS=%q\nCQN_TOP=%q\nCQN_RXE=%q\nCQN_MODULES=%q\n' \
+		"$gkernel" "${kind/debug/6.1}" "$label" "$tcg_threads" "$CQN_TOP" "$rxe" "$modules"
 	printf 'CQN_STALL_REPORT=%q\n' $((stall / 2))
 	declare -p CMD
 } >"$rd/vm.conf"
