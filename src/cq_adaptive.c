@@ -34,13 +34,19 @@
 static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 {
 	u64 start = cqn_cq_clock(), now;
-	u32 max_us = READ_ONCE(c->params.poll_window_max_us);
+	u32 max_us;
 	int n;
 
 	c->window_start_ns = start;
 	while (c->window_us) {
 		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
 		now = cqn_cq_clock();
+		/*
+		 * Read at each decision: a window that keeps catching
+		 * completions would otherwise go on under the bound it
+		 * started with after poll_window_max_us was lowered live.
+		 */
+		max_us = READ_ONCE(c->params.poll_window_max_us);
 		if (n) {
 			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
 			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
