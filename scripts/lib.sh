@@ -66,6 +66,25 @@ cqn_kernel_kind()
 	esac
 }
 
+# cqn_tcg_threads KIND: the --tcg-threads of make check's VMs of a kernel
+# (debug, 6.1 or 6.12). The debug VMs run their two vCPUs on one host
+# thread. Two multi-threaded TCG VMs beside each other on a 2-CPU machine
+# took 3.3x as long over the same tests as one alone, longer than running
+# them one after the other: a vCPU that spins for a lock (or, with lockdep
+# and KASAN, for anything) whose holder's host thread is waiting for the
+# CPU burns that CPU. Two single-threaded ones took 1.6x (2026-12-03:
+# service pingpong_sizes and stream_event, cq every_mode_moves_traffic:
+# 50 s alone, 163-179 s as a pair, 80 s as a single-threaded pair). The
+# stock kernels' VMs keep a thread per vCPU: their tests time what a
+# second CPU running at once does.
+cqn_tcg_threads()
+{
+	case "$1" in
+	debug) echo single ;;
+	*) echo multi ;;
+	esac
+}
+
 # cqn_kernel_label KIND: how TAP lines and results name a kernel: 6.1-debug
 # for the debug build of 6.1, the series for a stock kernel.
 cqn_kernel_label()

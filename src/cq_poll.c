@@ -123,7 +123,8 @@ static unsigned int cqn_poll_work_softirqs(int cpu)
 
 /*
  * Start a pass at @now; true when the one before it, which found the CQ
- * empty, was stolen by the host.
+ * empty, was stolen by the host. (The first pass's predecessor, all zero,
+ * found nothing empty.)
  */
 static bool cqn_poll_pass_start(struct cqn_poll_pass *p, u64 now)
 {
@@ -132,7 +133,7 @@ static bool cqn_poll_pass_start(struct cqn_poll_pass *p, u64 now)
 	unsigned int softirqs = cqn_poll_work_softirqs(cpu);
 	bool quiet = p->empty && p->cpu == cpu && p->switches == switches &&
 		     p->softirqs == softirqs;
-	bool stolen = p->start && cqn_poll_stolen(now - p->start, quiet);
+	bool stolen = cqn_poll_stolen(now - p->start, quiet);
 
 	*p = (struct cqn_poll_pass){ .start = now, .switches = switches,
 				     .softirqs = softirqs, .cpu = cpu };

@@ -948,8 +948,8 @@ cpu_stat()
 # on its CPU run when they are ready. That is what lets 64 and more
 # cq_share=conn poll engines come up (Documentation/benchmarks.rst, "Many
 # connections"). A client polls on CPU 1 and never naps (poll_idle_us 0,
-# not even when the host takes its CPU away) while a CPU-bound shell loop runs there too. Of the ticks
-# the two were given, at low the loop gets at least 90 %, and at least
+# not even when the host takes its CPU away) while a CPU-bound shell loop
+# runs there too. Of the ticks the two were given, at low the loop gets at least 90 %, and at least
 # half of CPU 1's busy ticks (softirqs and interrupts take the rest: a
 # thread spinning there would not be charged itself); set live to normal
 # (nice 0) the thread takes its share and the loop gets at least 15 points

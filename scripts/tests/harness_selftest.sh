@@ -77,7 +77,7 @@ fi
 # gate must fail the test that splatted and only it. (One VM where there
 # were two: the debug kernel's boot and kmemleak scans are a minute and a
 # half of make check's longer lane.)
-vm planted --no-rxe --tcg-threads single -- env CQN_SPLAT_KO="$ko" bash -c \
+vm planted --no-rxe --tcg-threads "$(cqn_tcg_threads debug)" -- env CQN_SPLAT_KO="$ko" bash -c \
 	'. scripts/tests/lib.sh; planted_leak() { insmod "$CQN_SPLAT_KO" kind=leak && rmmod cqn_splat; }
 	 quiet_before() { sleep 1; }
 	 planted_warn() { insmod "$CQN_SPLAT_KO" kind=warn; }
@@ -102,7 +102,7 @@ else
 	not_ok "gate names the test that leaked" "no leak traced to planted_leak in $dir/planted.log"
 fi
 
-vm none --no-rxe --tcg-threads single -- sh -c "insmod '$ko' kind=none && rmmod cqn_splat"
+vm none --no-rxe --tcg-threads "$(cqn_tcg_threads debug)" -- sh -c "insmod '$ko' kind=none && rmmod cqn_splat"
 if [ "$status" = 0 ]; then
 	ok "clean load and unload passes the gate"
 else
