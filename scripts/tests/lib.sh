@@ -667,14 +667,21 @@ thread_nice()
 }
 
 # thread_pids PREFIX: the PIDs of the threads whose comm starts with
-# PREFIX, on one line (read from /proc with builtins).
+# PREFIX, on one line (read from /proc with builtins). A thread already
+# exiting is left out: kthread_stop() returns once the thread has left its
+# function, and /proc lists it until do_exit() has released it (PF_EXITING,
+# 0x4 in field 9 of /proc/PID/stat, is set from the start of do_exit()).
 thread_pids()
 {
-	local f comm pids=()
+	local f comm pid pids=()
+	local -a st
 
 	for f in /proc/[0-9]*/comm; do
 		IFS= read -r comm 2>/dev/null <"$f" || continue
-		[[ $comm == "$1"* ]] && pids+=("${f//[!0-9]/}")
+		[[ $comm == "$1"* ]] || continue
+		pid=${f//[!0-9]/}
+		read -ra st 2>/dev/null <"/proc/$pid/stat" || continue
+		(( st[8] & 0x4 )) || pids+=("$pid")
 	done
 	echo "${pids[*]}"
 }
