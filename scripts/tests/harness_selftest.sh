@@ -3,9 +3,10 @@
 # Prove that scripts/vm-run's gate works: a WARN and a kmemleak report made
 # on purpose by scripts/selftest/cqn_splat.ko must fail the run (exit 125)
 # and the test that made them (each test's own gate, in lib.sh), a
-# clean load/unload must pass, the command's own status must come back, and
-# --timeout must kill a hung guest (exit 124). Runs on the host, a few
-# minutes in all.
+# clean load/unload must pass, the command's own status must come back,
+# --timeout must kill a hung guest (exit 124), and a kernel that dies while
+# booting is booted once more, not twice. Runs on the host, a few minutes
+# in all.
 #
 # Usage: scripts/tests/harness_selftest.sh
 set -eu
@@ -124,6 +125,18 @@ if [ "$status" = 124 ] && grep -q 'TIMEOUT' "$dir/timeout.log"; then
 	ok "--timeout kills a hung guest"
 else
 	not_ok "--timeout kills a hung guest" "exit $status, want 124 (see $dir/timeout.log)"
+fi
+
+# A kernel that dies before vm-init is booted once more, and a second
+# death fails the gate: here both boots panic for want of an init.
+vm boot_death --kernel distro --no-rxe --append rdinit=/nonexistent -- true
+if [ "$status" = 125 ] && grep -q 'died while booting, before vm-init: Kernel panic' "$dir/boot_death.log" &&
+	[ "$(grep -c 'guest finished after' "$dir/boot_death.log")" = 2 ] &&
+	grep -q 'GATE FAILED: the guest died before the command finished' "$dir/boot_death.log"; then
+	ok "a kernel that dies while booting boots once more, then fails the gate"
+else
+	not_ok "a kernel that dies while booting boots once more, then fails the gate" \
+		"exit $status, want 125 after two boots (see $dir/boot_death.log)"
 fi
 
 exit "$failed"
