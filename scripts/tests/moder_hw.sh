@@ -791,15 +791,12 @@ rdma_cm_over_patched()
 # kernel stack) and its QP's state, before it is killed.
 cm_client()
 {
-	local pid rc end=$((SECONDS + 60))
+	local pid rc
 
 	CM_WHY=
 	stdbuf -oL rdma_client -s "$1" >/tmp/rdma-cli.txt 2>&1 &
 	pid=$!
-	while alive "$pid" && [ $SECONDS -lt $end ]; do
-		sleep 0.2
-	done
-	if alive "$pid"; then
+	if ! wait_for 60 gone "$pid" 2>/dev/null; then
 		CM_WHY="still running after 60 s, waiting in $(</proc/"$pid"/wchan)"
 		CM_WHY+=" ($(awk '{ printf "%s ", $2 }' /proc/"$pid"/stack 2>/dev/null)); its QPs:"
 		CM_WHY+=" $(rdma resource show qp 2>/dev/null | grep -F "pid $pid " | tr -s '\n ' '  ')"
@@ -815,16 +812,6 @@ cm_client()
 	fi
 	[ -z "$CM_WHY" ] || CM_WHY+="; it said: '$CM_OUT'"
 	[ -z "$CM_WHY" ]
-}
-
-# alive PID: the process runs (a child that exited but was not yet waited
-# for is a zombie, which kill -0 still finds).
-alive()
-{
-	local st
-
-	st=$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)
-	[ -n "$st" ] && [ "$st" != Z ]
 }
 
 # dim_set on|off: the core's DIM ("adaptive-moderation") on both rxe
