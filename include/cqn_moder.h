@@ -35,6 +35,15 @@
 #define CQN_POLL_STEAL_US		1000
 /* After a steal, the poll thread naps as soon as its CQ is empty this long. */
 #define CQN_POLL_STEAL_HOLD_MS		100
+/*
+ * The poll thread's rates (struct cqn_poll_rates) halve once they cover
+ * this much time: they follow what the last tens of milliseconds did.
+ */
+#define CQN_POLL_RATES_WINDOW_MS	50
+/* Each side of the comparison needs this much time before it counts. */
+#define CQN_POLL_RATES_MIN_US		500
+/* Longest the poll thread leaves its CQ to the naps' events in one go. */
+#define CQN_POLL_RIDE_MAX_MS		20
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 
@@ -46,6 +55,21 @@
 struct cqn_moder {
 	u32 count;
 	u32 period_us;
+};
+
+/**
+ * struct cqn_poll_rates - what the poll thread and its naps' events each
+ *	handed over, and in how long (cqn_poll_rates_add())
+ * @polled: completions the thread took while it held the CQ
+ * @polled_ns: the time it held the CQ
+ * @carried: completions the naps' work item handed over
+ * @carried_ns: the time the thread napped with the CQ armed
+ */
+struct cqn_poll_rates {
+	u64 polled;
+	u64 polled_ns;
+	u64 carried;
+	u64 carried_ns;
 };
 
 /**
@@ -84,6 +108,8 @@ u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome out
 			     u64 idle_ns);
 u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen);
 bool cqn_poll_stolen(u64 pass_ns, bool quiet);
+void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);
+bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 

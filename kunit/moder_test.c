@@ -281,6 +281,74 @@ static void cqn_moder_test_poll_stolen(struct kunit *test)
 }
 
 /*
+ * The poll thread's rates: each side adds up, halves once the two cover
+ * CQN_POLL_RATES_WINDOW_MS, and a stretch longer than the window counts
+ * as the window at its own rate.
+ */
+static void cqn_moder_test_poll_rates(struct kunit *test)
+{
+	struct cqn_poll_rates r = {};
+
+	cqn_poll_rates_add(&r, false, 40, US(1000));
+	cqn_poll_rates_add(&r, true, 10, US(1000));
+	KUNIT_EXPECT_EQ(test, r.polled, 40ULL);
+	KUNIT_EXPECT_EQ(test, r.polled_ns, US(1000));
+	KUNIT_EXPECT_EQ(test, r.carried, 10ULL);
+	KUNIT_EXPECT_EQ(test, r.carried_ns, US(1000));
+	/* Reaching the window halves all four. */
+	cqn_poll_rates_add(&r, true, 960, US(CQN_POLL_RATES_WINDOW_MS * 1000 - 2000));
+	KUNIT_EXPECT_EQ(test, r.polled, 20ULL);
+	KUNIT_EXPECT_EQ(test, r.polled_ns, US(500));
+	KUNIT_EXPECT_EQ(test, r.carried, 485ULL);
+	KUNIT_EXPECT_EQ(test, r.carried_ns, US(CQN_POLL_RATES_WINDOW_MS * 1000 / 2 - 500));
+	/* A held spell of a whole second: the window's worth, at its rate. */
+	r = (struct cqn_poll_rates){};
+	cqn_poll_rates_add(&r, false, 4000000, US(1000000));
+	KUNIT_EXPECT_EQ(test, r.polled, 4ULL * CQN_POLL_RATES_WINDOW_MS * 1000 / 2);
+	KUNIT_EXPECT_EQ(test, r.polled_ns, US(CQN_POLL_RATES_WINDOW_MS * 1000 / 2));
+	KUNIT_EXPECT_EQ(test, r.carried, 0ULL);
+}
+
+/*
+ * Riding the naps' events: with both rates measured, starting when the
+ * events' is more than 5/4 of the thread's and going on while it is at
+ * least 3/4 of it, for at most CQN_POLL_RIDE_MAX_MS at a time.
+ */
+static void cqn_moder_test_poll_ride(struct kunit *test)
+{
+	struct cqn_poll_rates busy_host = { .polled = 5, .polled_ns = US(1000),
+					    .carried = 10, .carried_ns = US(1000) };
+	struct cqn_poll_rates quiet = { .polled = 40, .polled_ns = US(1000),
+					.carried = 26, .carried_ns = US(1000) };
+	struct cqn_poll_rates close = { .polled = 100, .polled_ns = US(1000),
+					.carried = 125, .carried_ns = US(1000) };
+	struct cqn_poll_rates unheld = { .polled = 0, .polled_ns = US(400),
+					 .carried = 10, .carried_ns = US(1000) };
+
+	KUNIT_EXPECT_TRUE(test, cqn_poll_ride(&busy_host, false, US(10)));
+	KUNIT_EXPECT_TRUE(test, cqn_poll_ride(&busy_host, true,
+					      US(CQN_POLL_RIDE_MAX_MS * 1000) - 1));
+	/* Not past the longest ride. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&busy_host, true, US(CQN_POLL_RIDE_MAX_MS * 1000)));
+	/* The thread does better, or not a quarter worse: it takes the CQ back. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&quiet, false, US(10)));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&quiet, true, US(10)));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&close, false, US(10)));
+	close.carried++;
+	KUNIT_EXPECT_TRUE(test, cqn_poll_ride(&close, false, US(10)));
+	/* A ride goes on down to three quarters of the thread's rate, not below. */
+	close.carried = 75;
+	KUNIT_EXPECT_TRUE(test, cqn_poll_ride(&close, true, US(10)));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&close, false, US(10)));
+	close.carried = 74;
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&close, true, US(10)));
+	/* Too little time held to judge the thread by. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_ride(&unheld, false, US(10)));
+	unheld.polled_ns = US(CQN_POLL_RATES_MIN_US);
+	KUNIT_EXPECT_TRUE(test, cqn_poll_ride(&unheld, false, US(10)));
+}
+
+/*
  * The DIM profile: level 0 is off in software, each level moderates at
  * least as much as the one before, and a level past the table is refused.
  */
@@ -352,6 +420,8 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_window),
 	KUNIT_CASE(cqn_moder_test_poll_nap),
 	KUNIT_CASE(cqn_moder_test_poll_stolen),
+	KUNIT_CASE(cqn_moder_test_poll_rates),
+	KUNIT_CASE(cqn_moder_test_poll_ride),
 	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),

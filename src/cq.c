@@ -54,7 +54,11 @@
  *	endpoint, or one whose peer's vCPU the host took away, gives its CPU
  *	up. A nap arms the CQ: what arrives meanwhile is handed over by the
  *	work item on the CPU that took the event (``cq_nap_wakeups``), and
- *	the thread takes the CQ back when the nap ends. For 100 ms after a
+ *	the thread takes the CQ back when the nap ends, unless the events
+ *	have lately handed completions over a quarter faster per second of
+ *	napping than it did per second of holding the CQ: then it naps again
+ *	(``cq_poll_rides``), while they keep three quarters of its rate, for
+ *	at most 20 ms in a row. For 100 ms after a
  *	pass of its loop over an empty CQ took a millisecond with nothing
  *	else run on its CPU, time the host took its vCPU away
  *	(``cq_poll_steals``), it naps as soon as the CQ is empty. 0 spins

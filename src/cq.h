@@ -272,6 +272,8 @@ struct cqn_cq_faults {
  * @spin_kicked: adaptive mode: bit 0, a wakeup of @spinner is wanted
  * @nap: poll mode: CQN_NAP_ARMED, @poller naps with the CQ armed and the
  *	work item may process it; CQN_NAP_BUSY, the work item does
+ * @nap_carried: poll mode: completions the work item handed over during
+ *	naps so far (written by the work item only)
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
@@ -309,6 +311,7 @@ struct cqn_cq {
 	struct task_struct *spinner;
 	unsigned long spin_kicked;
 	unsigned long nap;
+	u32 nap_carried;
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;

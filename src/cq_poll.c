@@ -11,7 +11,14 @@
  * exchange does not wait for the napping thread's vCPU (on a busy host,
  * for the host to run it). When the nap ends the thread takes the CQ back,
  * waiting out a wakeup of the work item in progress: the two never process
- * the CQ at once. A pass of the loop that found the CQ empty, ran nothing
+ * the CQ at once. It leaves the CQ to the events for another nap instead
+ * (``cq_poll_rides``, cqn_poll_ride()) once they hand completions over a
+ * quarter faster per second of napping than the thread did per second of
+ * holding the CQ, and while they keep three quarters of its rate: on a
+ * host with no CPU to spare, or a CPU the thread shares, an exchange that needs both
+ * peers' polling vCPUs running at once moves slower than one the events
+ * carry on whichever vCPU runs; every CQN_POLL_RIDE_MAX_MS it takes the CQ
+ * back to measure itself again. A pass of the loop that found the CQ empty, ran nothing
  * else on its CPU and still took a millisecond (cqn_poll_stolen()) lost its
  * vCPU to the host (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after
  * one the thread naps as soon as the CQ is empty, whatever poll_idle_us,
@@ -91,6 +98,8 @@ static void cqn_cq_nap_work(struct cqn_cq *c)
 		WRITE_ONCE(c->from_event, false);
 		cqn_stat_inc(c->stats, CQN_STAT_cq_nap_wakeups);
 		n = cqn_cq_process(c, CQN_EVENT_BUDGET, true);
+		if (n > 0)
+			WRITE_ONCE(c->nap_carried, c->nap_carried + n);
 		if (n >= CQN_EVENT_BUDGET)
 			again = true;
 		else if (READ_ONCE(c->state) == CQN_CQS_RUNNING)
@@ -140,12 +149,41 @@ static bool cqn_poll_pass_start(struct cqn_poll_pass *p, u64 now)
 	return stolen;
 }
 
+/*
+ * The thread's nap, the CQ armed (cqn_cq_nap_arm()): sleep @nap
+ * microseconds, and again, the CQ left armed, while cqn_poll_ride() says the
+ * naps' events hand completions over faster than the thread did while it
+ * held the CQ (``cq_poll_rides``). @r gets each sleep's figures.
+ */
+static void cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
+{
+	u64 t0, now, ride_start = cqn_cq_clock();
+	bool riding = false;
+	u32 carried;
+
+	for (;;) {
+		carried = READ_ONCE(c->nap_carried);
+		t0 = cqn_cq_clock();
+		usleep_range(nap, nap + nap / 4 + 1);
+		now = cqn_cq_clock();
+		carried = READ_ONCE(c->nap_carried) - carried;
+		cqn_poll_rates_add(r, true, carried, now - t0);
+		if (kthread_should_stop() || !cqn_poll_ride(r, riding, now - ride_start))
+			return;
+		riding = true;
+		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_rides);
+		nap = min_t(u32, nap * 2, CQN_POLL_NAP_MAX_US);
+	}
+}
+
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
 	u64 t0, now, idle_since = cqn_cq_clock(), stolen_until = 0;
+	u64 held_since = idle_since;
 	struct cqn_poll_pass pass = {};
-	u32 nap = 0;
+	struct cqn_poll_rates rates = {};
+	u32 nap = 0, held = 0;
 	int n;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
@@ -158,8 +196,10 @@ static int cqn_cq_poll_thread(void *arg)
 		n = cqn_cq_busy_poll(c, CQN_POLL_BUDGET, true);
 		now = cqn_cq_clock();
 		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, now - t0);
-		if (n)
+		if (n) {
 			idle_since = now;
+			held += n;
+		}
 		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since,
 						READ_ONCE(c->params.poll_idle_us),
 						now < stolen_until);
@@ -169,9 +209,12 @@ static int cqn_cq_poll_thread(void *arg)
 			continue;
 		}
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
+		cqn_poll_rates_add(&rates, false, held, now - held_since);
 		if (cqn_cq_nap_arm(c))
-			usleep_range(nap, nap + nap / 4 + 1);
+			cqn_cq_poll_nap(c, nap, &rates);
 		cqn_cq_nap_end(c);
+		held_since = cqn_cq_clock();
+		held = 0;
 	}
 	return 0;
 }

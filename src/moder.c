@@ -287,6 +287,84 @@ bool cqn_poll_stolen(u64 pass_ns, bool quiet)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_stolen);
 
 /**
+ * cqn_poll_rates_add() - account for a stretch of the poll thread's time
+ * @r: the rates
+ * @carried: the stretch was a nap (the events carried it); false, the
+ *	thread held the CQ
+ * @n: completions handed over in it
+ * @ns: its length
+ *
+ * Once @r covers CQN_POLL_RATES_WINDOW_MS, every figure halves: each
+ * rate keeps its value and the stretches before weigh half as much. A
+ * stretch longer than that counts as one that long, at its own rate.
+ *
+ * Context: any.
+ */
+void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns)
+{
+	u64 window_ns = (u64)CQN_POLL_RATES_WINDOW_MS * NSEC_PER_MSEC;
+
+	/* A stretch longer than the window counts as the window, at its rate. */
+	if (ns > window_ns) {
+		n = div64_u64((u64)n * window_ns, ns);
+		ns = window_ns;
+	}
+	if (carried) {
+		r->carried += n;
+		r->carried_ns += ns;
+	} else {
+		r->polled += n;
+		r->polled_ns += ns;
+	}
+	if (r->polled_ns + r->carried_ns < window_ns)
+		return;
+	r->polled /= 2;
+	r->polled_ns /= 2;
+	r->carried /= 2;
+	r->carried_ns /= 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_rates_add);
+
+/**
+ * cqn_poll_ride() - does the poll thread leave its CQ to the events for
+ *	another nap?
+ * @r: what the thread and the naps' events handed over lately
+ *	(cqn_poll_rates_add())
+ * @riding: the nap just ended was a ride already
+ * @riding_ns: how long the thread has left the CQ to the events so far
+ *
+ * The thread takes its CQ back after a nap, to poll it, unless the events
+ * are doing better without it: a ride starts when the naps' events hand a
+ * quarter more completions over per second of napping than the thread per
+ * second of holding the CQ (on a host whose CPUs are all busy, an exchange
+ * that needs both peers' vCPUs running at once moves slower than one the
+ * events carry on whichever vCPU runs), and goes on while they hand over
+ * at least three quarters of the thread's rate: the thread's figure is
+ * from before the ride, and a ride does not end on one nap's noise. Both
+ * need CQN_POLL_RATES_MIN_US of time behind them, and after
+ * CQN_POLL_RIDE_MAX_MS the thread takes the CQ back anyway, to measure its
+ * own rate again.
+ *
+ * Context: any.
+ * Return: true to nap again with the CQ left armed.
+ */
+bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns)
+{
+	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
+	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
+
+	if (riding_ns >= (u64)CQN_POLL_RIDE_MAX_MS * NSEC_PER_MSEC)
+		return false;
+	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
+		return false;
+	/* carried / carried_ns against polled / polled_ns, without dividing */
+	if (riding)
+		return 4 * carried >= 3 * polled;
+	return 4 * carried > 5 * polled;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_ride);
+
+/**
  * cqn_dim_profile() - count and period of one level of the DIM profile
  * @level: the level (struct dim's profile_ix)
  * @m: set to the level's count and period
