@@ -15,18 +15,19 @@
  * (``cq_poll_rides``, cqn_poll_ride()) once they hand completions over a
  * quarter faster per second of napping than the thread did per second of
  * holding the CQ, and while they keep three quarters of its rate: on a
- * host with no CPU to spare, or a CPU the thread shares, an exchange that needs both
- * peers' polling vCPUs running at once moves slower than one the events
- * carry on whichever vCPU runs; every CQN_POLL_RIDE_MAX_MS it takes the CQ
- * back to measure itself again. A pass of the loop that found the CQ empty, ran nothing
- * else on its CPU and still took a millisecond (cqn_poll_stolen()) lost its
- * vCPU to the host (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after
- * one the thread naps as soon as the CQ is empty, whatever poll_idle_us,
- * so that on a host with no CPU to spare the vCPU that would answer gets
- * the time this one would spin away. poll_idle_us 0 spins always. The
- * thread runs at nice 19 unless poll_priority is
- * normal: the tasks it would otherwise share its CPU with (the connection
- * manager's work, rxe's, ksoftirqd) run first.
+ * host with no CPU to spare, or on a CPU the thread shares, an exchange
+ * that needs both peers' polling vCPUs running at once moves slower than
+ * one the events carry on whichever vCPU runs; every CQN_POLL_RIDE_MAX_MS
+ * it takes the CQ back to measure itself again. A pass of the loop that
+ * found the CQ empty, ran nothing else on its CPU and still took a
+ * millisecond (cqn_poll_stolen()) lost its vCPU to the host
+ * (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after one the thread
+ * naps as soon as the CQ is empty, whatever poll_idle_us, so that on a
+ * host with no CPU to spare the vCPU that would answer gets the time this
+ * one would spin away. poll_idle_us 0 spins always. The thread runs at
+ * nice 19 unless poll_priority is normal: the tasks it would otherwise
+ * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
+ * first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
