@@ -591,6 +591,7 @@ int cqn_conn_fault_qp_error(struct cqn_conn *conn);
 struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params *p,
 			     u32 cqe, int comp_vector, struct cqn_stats *stats,
 			     const char *name, const struct cqn_cq_owner *ops, void *owner);
+void cqn_cq_set_home(struct cqn_cq *c, int cpu);
 int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_drain_begin(struct cqn_cq *c);
 void cqn_cq_drain_end(struct cqn_cq *c);

@@ -57,11 +57,25 @@ static void cqn_share_test_joinable(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cqn_share_joinable(3, 127, true));
 }
 
+/* Busy from a quarter budget's wakeup, idle below 8, the same in between. */
+static void cqn_share_test_busy(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, CQN_SHARE_BUSY));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, 256));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, CQN_SHARE_BUSY - 1));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_BUSY - 1));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_IDLE));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, CQN_SHARE_IDLE - 1));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, 0));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, 1));
+}
+
 static struct kunit_case cqn_share_test_cases[] = {
 	KUNIT_CASE(cqn_share_test_group),
 	KUNIT_CASE(cqn_share_test_vector),
 	KUNIT_CASE(cqn_share_test_slots),
 	KUNIT_CASE(cqn_share_test_joinable),
+	KUNIT_CASE(cqn_share_test_busy),
 	{}
 };
 

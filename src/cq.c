@@ -240,9 +240,15 @@ void cqn_cq_own_free(struct cqn_cq *c)
 	ib_destroy_cq(c->cq);
 }
 
-/* Wait out the work item and the timers; none runs again until resumed. */
+/*
+ * Wait out the work item and the timers; none runs again until resumed.
+ * The work item may have queued its hop home, which queues it again while
+ * the engine is live: the work item, the hop, the work item.
+ */
 static void cqn_cq_cancel_deferred(struct cqn_cq *c)
 {
+	cancel_work_sync(&c->work);
+	cancel_work_sync(&c->hop);
 	cancel_work_sync(&c->work);
 	cqn_cq_moder_halt(c);
 	cqn_cq_timer_poll_halt(c);
@@ -334,6 +340,8 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 	c->state = CQN_CQS_PAUSED;
 	spin_lock_init(&c->lock);
 	INIT_WORK(&c->work, cqn_cq_work);
+	INIT_WORK(&c->hop, cqn_cq_home_hop);
+	c->work_cpu = WORK_CPU_UNBOUND;
 	cqn_cq_irqpoll_init(c);
 	cqn_cq_moder_init(c);
 	cqn_cq_guard_init(c);
@@ -360,6 +368,25 @@ err_alloc:
 }
 
 ALLOW_ERROR_INJECTION(cqn_cq_create, ERRNO);
+
+/**
+ * cqn_cq_set_home() - the CPU a busy engine's work goes to
+ * @c: the engine, not yet started
+ * @cpu: a CPU, or WORK_CPU_UNBOUND: none
+ *
+ * A shared engine of cq_share=cpu starts on its group's CPU and goes back
+ * there whenever a wakeup finds a backlog (cqn_cq_queue_work()), so under
+ * a load of many QPs the groups' engines share the CPUs whichever CPU the
+ * provider raises their events on (rxe has one completion vector); an
+ * engine that finds a completion or two at a time stays on its events'
+ * CPU.
+ *
+ * Context: process context, before cqn_cq_start().
+ */
+void cqn_cq_set_home(struct cqn_cq *c, int cpu)
+{
+	WRITE_ONCE(c->work_cpu, cpu);
+}
 
 /**
  * cqn_cq_start() - start learning about completions

@@ -16,10 +16,12 @@
 #ifndef _CQN_CQ_H
 #define _CQN_CQ_H
 
+#include <linux/cpumask.h>
 #include <linux/dim.h>
 #include <linux/irq_poll.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/prio.h>
+#include <linux/workqueue.h>
 
 #include "cqnotify.h"
 
@@ -260,6 +262,11 @@ struct cqn_cq_faults {
  *	so teardown cannot count on its drain requests completing
  * @caps: what the device offers
  * @work: event mode: processes the CQ after an event
+ * @hop: event mode: queues @work on @work_cpu, from @work's end
+ *	(cqn_cq_queue_work())
+ * @work_cpu: the CPU a busy engine's @work runs on (cqn_cq_set_home()), or
+ *	WORK_CPU_UNBOUND: the one that queues it
+ * @busy: the last wakeups found a backlog (cqn_share_busy())
  * @iop: irqpoll mode: processes the CQ after an event, in softirq context
  *	(irq_poll, with a budget); disabled in every other mode
  * @iop_on: @iop is enabled
@@ -303,6 +310,9 @@ struct cqn_cq {
 	struct cqn_cq_caps caps;
 
 	struct work_struct work;
+	struct work_struct hop;
+	int work_cpu;
+	bool busy;
 	struct irq_poll iop;
 	bool iop_on;
 	bool from_event;
@@ -359,6 +369,9 @@ static inline bool cqn_cq_live(struct cqn_cq *c)
 	return s == CQN_CQS_RUNNING || s == CQN_CQS_FALLBACK || s == CQN_CQS_DRAINING;
 }
 
+/* src/cq_event.c */
+void cqn_cq_queue_work(struct cqn_cq *c);
+
 /**
  * cqn_cq_kick() - start a wakeup of the consumer: the mode's, or the work item
  * @c: the engine
@@ -370,7 +383,7 @@ static inline void cqn_cq_kick(struct cqn_cq *c)
 	if (c->mode_ops->kick)
 		c->mode_ops->kick(c);
 	else
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_queue_work(c);
 }
 
 /* src/cq_process.c */
@@ -392,6 +405,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget);
 void cqn_cq_rearm(struct cqn_cq *c);
 bool cqn_cq_task_wakeup(struct cqn_cq *c);
 void cqn_cq_work(struct work_struct *work);
+void cqn_cq_home_hop(struct work_struct *work);
 
 /* src/cq_adaptive.c */
 extern const struct cqn_cq_mode_ops cqn_cq_adaptive_ops;

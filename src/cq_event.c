@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 
 #include "cq.h"
+#include "cqn_share.h"
 #include "cqn_trace.h"
 
 /*
@@ -42,6 +43,54 @@ void cqn_cq_comp_handler(struct ib_cq *cq, void *ctx)
 	}
 	cqn_cq_kick(c);
 	cqn_stat_add(c->stats, CQN_STAT_cpu_ns, cqn_cq_clock() - t0);
+}
+
+/**
+ * cqn_cq_queue_work() - queue the engine's work item
+ * @c: the engine
+ *
+ * On the CPU that queues it (the one that took the event), or any CPU
+ * with the module's unbound_wq; but a busy engine with a home
+ * (cqn_cq_set_home()) goes to its home CPU while that is online: one
+ * completion at a time is cheaper handled where its event was taken than
+ * moved, a backlog of many QPs' completions is better spread over the
+ * CPUs. The work item queued from itself would stay where it runs (the
+ * workqueue runs it on one CPU at a time), so it leaves through @c->hop,
+ * which queues it at home once it has returned (cqn_cq_home_hop()).
+ *
+ * Context: any.
+ */
+void cqn_cq_queue_work(struct cqn_cq *c)
+{
+	int cpu = READ_ONCE(c->busy) ? READ_ONCE(c->work_cpu) : WORK_CPU_UNBOUND;
+
+	if (cpu == WORK_CPU_UNBOUND || !cpu_online(cpu)) {
+		queue_work(cqn_wq, &c->work);
+		return;
+	}
+	if (current_work() == &c->work && raw_smp_processor_id() != cpu) {
+		cqn_stat_inc(c->stats, CQN_STAT_cq_home_hops);
+		queue_work_on(cpu, cqn_wq, &c->hop);
+		return;
+	}
+	queue_work_on(cpu, cqn_wq, &c->work);
+}
+
+/**
+ * cqn_cq_home_hop() - the busy engine's way home
+ * @work: the engine's @hop
+ *
+ * Queues the work item on this CPU (its home) unless the engine stopped:
+ * quiesce cancels the work item, this, and the work item again.
+ *
+ * Context: process context (cqn_wq), on the engine's home CPU.
+ */
+void cqn_cq_home_hop(struct work_struct *work)
+{
+	struct cqn_cq *c = container_of(work, struct cqn_cq, hop);
+
+	if (cqn_cq_live(c))
+		queue_work_on(READ_ONCE(c->work_cpu), cqn_wq, &c->work);
 }
 
 /**
@@ -108,6 +157,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 	if (from_event && cqn_cq_moder_hold(c))
 		return CQN_NEXT_SLEEP;
 	done = cqn_cq_process(c, budget, from_event);
+	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done));
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
 	if (done >= budget ||
@@ -165,13 +215,14 @@ void cqn_cq_work(struct work_struct *work)
 		return;
 	/* Leave the CQ unarmed and let other work run first. */
 	if (cqn_cq_task_wakeup(c))
-		queue_work(cqn_wq, &c->work);
+		cqn_cq_queue_work(c);
 }
 
-/* Event mode starts with a wakeup that empties the CQ. */
+/* Event mode starts with a wakeup that empties the CQ: at home, if any. */
 static int cqn_cq_event_run(struct cqn_cq *c)
 {
-	queue_work(cqn_wq, &c->work);
+	WRITE_ONCE(c->busy, true);
+	cqn_cq_queue_work(c);
 	return 0;
 }
 

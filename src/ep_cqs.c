@@ -153,6 +153,8 @@ static struct cqn_ep_cq *cqn_ep_cq_create(struct cqn_conn *conn, u32 group,
 		kfree(ecq);
 		return ERR_PTR(ret);
 	}
+	if (share == CQN_SHARE_CPU)
+		cqn_cq_set_home(ecq->cq, group);
 	list_add_tail(&ecq->node, &ep->cqs);
 	cqn_stat_inc(&ep->stats, CQN_STAT_cqs_created);
 	return ecq;

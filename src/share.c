@@ -108,3 +108,27 @@ bool cqn_share_joinable(u32 nqps, u32 slots, bool retired)
 	return !retired && nqps < slots;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_share_joinable);
+
+/**
+ * cqn_share_busy() - is a shared engine busy, after a wakeup?
+ * @busy: what it was
+ * @done: completions the wakeup handed over
+ *
+ * A busy engine of cq_share=cpu takes its next wakeups on its group's CPU;
+ * an idle one where its event was taken (cqn_cq_queue_work()). Busy from
+ * CQN_SHARE_BUSY completions a wakeup, idle again below CQN_SHARE_IDLE; in
+ * between it stays what it was, so an engine with a backlog is not sent
+ * back and forth by one short wakeup.
+ *
+ * Context: any.
+ * Return: whether it is busy now.
+ */
+bool cqn_share_busy(bool busy, u32 done)
+{
+	if (done >= CQN_SHARE_BUSY)
+		return true;
+	if (done < CQN_SHARE_IDLE)
+		return false;
+	return busy;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_share_busy);

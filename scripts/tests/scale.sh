@@ -10,6 +10,7 @@ ALL_TESTS="
 	share_conn_one_engine_each
 	share_endpoint_one_engine
 	share_cpu_one_engine_per_cpu
+	share_cpu_busy_engines_go_home
 	share_grows_by_adding_a_cq
 	share_live_changes_lose_nothing
 	share_every_mode
@@ -44,7 +45,8 @@ MANY=256
 # lockdep judge (90 s saved there).
 if [ "$CQN_KERNEL" = debug ]; then
 	for t in share_conn_one_engine_each share_endpoint_one_engine \
-		share_cpu_one_engine_per_cpu share_grows_by_adding_a_cq; do
+		share_cpu_one_engine_per_cpu share_cpu_busy_engines_go_home \
+		share_grows_by_adding_a_cq; do
 		CQN_SKIP[$t]="placement and sizing run on the stock kernels (the debug kernel takes the shared CQs' faults and teardowns)"
 	done
 fi
@@ -52,6 +54,8 @@ fi
 [ "$CQN_KERNEL" = distro ] &&
 	CQN_SKIP[share_cq_per_device]="the stock $CQN_KSERIES kernel has no siw (CONFIG_RDMA_SIW unset)"
 NCPUS=$(nproc)
+[ "$NCPUS" -ge 2 ] ||
+	CQN_SKIP[share_cpu_busy_engines_go_home]="one CPU: an engine's processing has nowhere else to go"
 
 setup()
 {
@@ -173,6 +177,89 @@ share_cpu_one_engine_per_cpu()
 	clients_stop $n || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
+}
+
+# share_cpu_trace TRAFFIC...: N endless clients with TRAFFIC against the
+# server's cq_share=cpu event engines; two seconds of its cqn_cq_event and
+# cqn_cq_poll traced (each line names the CPU it ran on) to
+# /tmp/cqn-trace.txt, the server's engines in SHARED_CQS (cqs_read's lines,
+# read while the clients ran).
+share_cpu_trace()
+{
+	local n=$((2 * NCPUS))
+
+	setup || return 1
+	start_server cq_share=cpu max_conns=$n cq_mode=event || return 1
+	clients_running $n "$@" || return 1
+	cqs_read srv || { fail "srv: cannot read cqs"; return 1; }
+	SHARED_CQS=("${CQS[@]}")
+	expect_eq "${#SHARED_CQS[@]}" "$NCPUS" "srv: engines (cqs: ${CQS[*]})" || return 1
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_event/enable &&
+		echo 1 >$TRACEFS/events/cqnotify/cqn_cq_poll/enable || { fail "no cqn_cq_event, cqn_cq_poll"; return 1; }
+	sleep 2
+	echo 0 >$TRACEFS/events/cqnotify/enable
+	cat $TRACEFS/trace >/tmp/cqn-trace.txt
+	echo >$TRACEFS/trace
+	clients_stop $n
+}
+
+# share_cpu_where ENGINE: "POLLS HOME EVENTS FOLLOWED" for the server's
+# engine ENGINE (srv.cqID) in the trace: its polls, those on its group's
+# CPU, the polls of a wakeup an event started, and of those the ones on
+# the CPU that took the event.
+share_cpu_where()
+{
+	awk -v cq="cq=$1" -v home="$2" '
+		function cpu() { match($0, /\[[0-9]+\]/); return substr($0, RSTART + 1, RLENGTH - 2) + 0 }
+		$0 ~ "cqn_cq_event: " cq " " { ev = cpu() }
+		$0 ~ "cqn_cq_poll: " cq " " {
+			n++
+			if (cpu() == home) h++
+			if ($0 ~ / from_event=1$/ && ev != "") { e++; if (cpu() == ev) f++ }
+		}
+		END { print n + 0, h + 0, e + 0, f + 0 }' /tmp/cqn-trace.txt
+}
+
+# With cq_share=cpu a busy event-mode engine works on its group's CPU,
+# whichever CPU the provider raised its events on (rxe has one completion
+# vector): with 32 messages in flight a connection, each wakeup finds a
+# backlog, and at least 3/4 of every engine's polls run at home. An engine
+# that finds a message or two at a time (pingpong) stays on the CPU of its
+# events: at least 3/4 of the wakeups an event started run there. Both
+# halves are what make the CPUs share a shared CQ's load without moving
+# each single completion to another CPU.
+share_cpu_busy_engines_go_home()
+{
+	local line id grp n h e f bad= seen=
+
+	SHARED_CQS=()
+
+	tracefs_up || return 1
+	share_cpu_trace workload=pingpong || return 1
+	for line in "${SHARED_CQS[@]}"; do
+		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
+		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
+		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
+		seen+="pingpong srv.cq$id (group $grp): $e wakeups from events, $f on the event's CPU; "
+		[ "$e" -gt 0 ] || bad+="pingpong: srv.cq$id saw no wakeup from an event; "
+		[ $((f * 4)) -ge $((e * 3)) ] || bad+="pingpong: srv.cq$id: $f of $e wakeups on the event's CPU; "
+	done
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+	share_cpu_trace queue_depth=32 || return 1
+	for line in "${SHARED_CQS[@]}"; do
+		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
+		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
+		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
+		seen+="stream srv.cq$id (group $grp): $n polls, $h at home; "
+		[ "$n" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
+		[ $((h * 4)) -ge $((n * 3)) ] || bad+="stream: srv.cq$id: $h of $n polls on CPU $grp; "
+	done
+	echo "figure: $((2 * NCPUS)) connections, $NCPUS CPUs, hops home $(ep_stat srv cq_home_hops): $seen"
+	# shellcheck disable=SC2086
+	ep_remove srv $CLIENTS
+	expect_eq "$bad" "" "event engines' CPUs"
 }
 
 # A shared CQ holds what its QPs can post (cq_depth each) and never more
