@@ -57,17 +57,24 @@ static void cqn_share_test_joinable(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cqn_share_joinable(3, 127, true));
 }
 
-/* Busy from a quarter budget's wakeup, idle below 8, the same in between. */
+/*
+ * Busy from a quarter budget's wakeup; idle when an event's wakeup finds
+ * fewer than 8; the same in between, and after the short end of a burst.
+ */
 static void cqn_share_test_busy(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, CQN_SHARE_BUSY));
-	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, 256));
-	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, CQN_SHARE_BUSY - 1));
-	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_BUSY - 1));
-	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_IDLE));
-	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, CQN_SHARE_IDLE - 1));
-	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, 0));
-	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, 1));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, CQN_SHARE_BUSY, true));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(false, 256, false));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, CQN_SHARE_BUSY - 1, true));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_BUSY - 1, true));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_IDLE, true));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, CQN_SHARE_IDLE - 1, true));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(true, 0, true));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, 1, true));
+	/* What is left after a long wakeup does not make the engine idle. */
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, 0, false));
+	KUNIT_EXPECT_TRUE(test, cqn_share_busy(true, CQN_SHARE_IDLE - 1, false));
+	KUNIT_EXPECT_FALSE(test, cqn_share_busy(false, 3, false));
 }
 
 static struct kunit_case cqn_share_test_cases[] = {

@@ -80,8 +80,11 @@ void cqn_cq_queue_work(struct cqn_cq *c)
  * cqn_cq_home_hop() - the busy engine's way home
  * @work: the engine's @hop
  *
- * Queues the work item on this CPU (its home) unless the engine stopped:
- * quiesce cancels the work item, this, and the work item again.
+ * Waits until the work item that queued this has returned (queued while it
+ * still ran, it would run again where it was), then queues it on this CPU,
+ * its home, unless the engine stopped: quiesce cancels the work item, this,
+ * and the work item again. The wait is one wakeup's end, bounded by its
+ * budget.
  *
  * Context: process context (cqn_wq), on the engine's home CPU.
  */
@@ -89,6 +92,7 @@ void cqn_cq_home_hop(struct work_struct *work)
 {
 	struct cqn_cq *c = container_of(work, struct cqn_cq, hop);
 
+	flush_work(&c->work);
 	if (cqn_cq_live(c))
 		queue_work_on(READ_ONCE(c->work_cpu), cqn_wq, &c->work);
 }
@@ -157,7 +161,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 	if (from_event && cqn_cq_moder_hold(c))
 		return CQN_NEXT_SLEEP;
 	done = cqn_cq_process(c, budget, from_event);
-	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done));
+	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done, from_event));
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
 	if (done >= budget ||

@@ -113,21 +113,24 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_share_joinable);
  * cqn_share_busy() - is a shared engine busy, after a wakeup?
  * @busy: what it was
  * @done: completions the wakeup handed over
+ * @from_event: an event started the wakeup (not the one before it)
  *
  * A busy engine of cq_share=cpu takes its next wakeups on its group's CPU;
  * an idle one where its event was taken (cqn_cq_queue_work()). Busy from
- * CQN_SHARE_BUSY completions a wakeup, idle again below CQN_SHARE_IDLE; in
- * between it stays what it was, so an engine with a backlog is not sent
- * back and forth by one short wakeup.
+ * CQN_SHARE_BUSY completions a wakeup; idle again when a wakeup that an
+ * event started finds fewer than CQN_SHARE_IDLE. In between, and after
+ * the short wakeup that ends a burst (what is left after a long one), it
+ * stays what it was, so an engine with a backlog is not sent back and
+ * forth.
  *
  * Context: any.
  * Return: whether it is busy now.
  */
-bool cqn_share_busy(bool busy, u32 done)
+bool cqn_share_busy(bool busy, u32 done, bool from_event)
 {
 	if (done >= CQN_SHARE_BUSY)
 		return true;
-	if (done < CQN_SHARE_IDLE)
+	if (from_event && done < CQN_SHARE_IDLE)
 		return false;
 	return busy;
 }

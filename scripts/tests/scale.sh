@@ -179,18 +179,24 @@ share_cpu_one_engine_per_cpu()
 	ep_remove srv $CLIENTS
 }
 
-# share_cpu_trace TRAFFIC...: N endless clients with TRAFFIC against the
-# server's cq_share=cpu event engines; two seconds of its cqn_cq_event and
-# cqn_cq_poll traced (each line names the CPU it ran on) to
-# /tmp/cqn-trace.txt, the server's engines in SHARED_CQS (cqs_read's lines,
-# read while the clients ran).
+# share_cpu_trace N TRAFFIC...: one endless client of N connections on one
+# CQ engine (cq_share=endpoint), with TRAFFIC, against the server's
+# cq_share=cpu event engines; two seconds of cqn_cq_event and cqn_cq_poll
+# traced (each line names the CPU it ran on) to /tmp/cqn-trace.txt, the
+# server's engines in SHARED_CQS (cqs_read's lines, read while the client
+# ran). The client's one engine posts from one CPU, so rxe raises all the
+# server's events there (its sends run where they are posted, and the
+# packets are received on that CPU): one server engine has its home
+# elsewhere.
 share_cpu_trace()
 {
-	local n=$((2 * NCPUS))
+	local n=$1
 
+	shift
 	setup || return 1
 	start_server cq_share=cpu max_conns=$n cq_mode=event || return 1
-	clients_running $n "$@" || return 1
+	endless_client cli1 connections=$n cq_share=endpoint "$@" || return 1
+	wait_stat 60 cli1 msgs_verified -gt 100 || return 1
 	cqs_read srv || { fail "srv: cannot read cqs"; return 1; }
 	SHARED_CQS=("${CQS[@]}")
 	expect_eq "${#SHARED_CQS[@]}" "$NCPUS" "srv: engines (cqs: ${CQS[*]})" || return 1
@@ -201,7 +207,7 @@ share_cpu_trace()
 	echo 0 >$TRACEFS/events/cqnotify/enable
 	cat $TRACEFS/trace >/tmp/cqn-trace.txt
 	echo >$TRACEFS/trace
-	clients_stop $n
+	clients_stop 1
 }
 
 # share_cpu_where ENGINE: "POLLS HOME EVENTS FOLLOWED" for the server's
@@ -236,27 +242,27 @@ share_cpu_busy_engines_go_home()
 	SHARED_CQS=()
 
 	tracefs_up || return 1
-	share_cpu_trace workload=pingpong || return 1
+	share_cpu_trace $((2 * NCPUS)) workload=pingpong || return 1
 	for line in "${SHARED_CQS[@]}"; do
 		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
 		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
 		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
-		seen+="pingpong srv.cq$id (group $grp): $e wakeups from events, $f on the event's CPU; "
+		seen+="pingpong srv.cq$id (group $grp): events on CPUs [$(grep "cqn_cq_event: cq=srv.cq$id " /tmp/cqn-trace.txt | grep -o '\[[0-9]*\]' | sort | uniq -c | xargs)], $e wakeups from events, $f on the event's CPU; "
 		[ "$e" -gt 0 ] || bad+="pingpong: srv.cq$id saw no wakeup from an event; "
 		[ $((f * 4)) -ge $((e * 3)) ] || bad+="pingpong: srv.cq$id: $f of $e wakeups on the event's CPU; "
 	done
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
-	share_cpu_trace queue_depth=32 || return 1
+	share_cpu_trace $((8 * NCPUS)) queue_depth=32 || return 1
 	for line in "${SHARED_CQS[@]}"; do
 		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
 		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
 		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
-		seen+="stream srv.cq$id (group $grp): $n polls, $h at home; "
+		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, events on CPUs [$(grep "cqn_cq_event: cq=srv.cq$id " /tmp/cqn-trace.txt | grep -o '\[[0-9]*\]' | sort | uniq -c | xargs)]; "
 		[ "$n" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
 		[ $((h * 4)) -ge $((n * 3)) ] || bad+="stream: srv.cq$id: $h of $n polls on CPU $grp; "
 	done
-	echo "figure: $((2 * NCPUS)) connections, $NCPUS CPUs, hops home $(ep_stat srv cq_home_hops): $seen"
+	echo "figure: $((2 * NCPUS)) connections pingpong, $((8 * NCPUS)) streaming 32 messages each, $NCPUS CPUs, hops home $(ep_stat srv cq_home_hops): $seen"
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
 	expect_eq "$bad" "" "event engines' CPUs"
