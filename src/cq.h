@@ -16,12 +16,10 @@
 #ifndef _CQN_CQ_H
 #define _CQN_CQ_H
 
-#include <linux/cpumask.h>
 #include <linux/dim.h>
 #include <linux/irq_poll.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/prio.h>
-#include <linux/workqueue.h>
 
 #include "cqnotify.h"
 

@@ -7,7 +7,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/workqueue.h>
 
 #include "cq.h"
 #include "cqn_share.h"

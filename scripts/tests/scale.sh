@@ -182,12 +182,12 @@ share_cpu_one_engine_per_cpu()
 # share_cpu_trace N TRAFFIC...: one endless client of N connections on one
 # CQ engine (cq_share=endpoint), with TRAFFIC, against the server's
 # cq_share=cpu event engines; two seconds of cqn_cq_event and cqn_cq_poll
-# traced (each line names the CPU it ran on) to /tmp/cqn-trace.txt, the
-# server's engines in SHARED_CQS (cqs_read's lines, read while the client
-# ran). The client's one engine posts from one CPU, so rxe raises all the
-# server's events there (its sends run where they are posted, and the
-# packets are received on that CPU): one server engine has its home
-# elsewhere.
+# traced (each line names the CPU it ran on) to /tmp/cqn-trace.txt; the
+# server's engines (cqs_read's lines, read while the client ran) as "ID
+# GROUP" in SHARED_CQS. The client's one engine posts from one CPU, so rxe
+# raises all the server's events there (its sends run where they are
+# posted, and the packets are received on that CPU): one server engine has
+# its home elsewhere.
 share_cpu_trace()
 {
 	local n=$1
@@ -198,8 +198,9 @@ share_cpu_trace()
 	endless_client cli1 connections=$n cq_share=endpoint "$@" || return 1
 	wait_stat 60 cli1 msgs_verified -gt 100 || return 1
 	cqs_read srv || { fail "srv: cannot read cqs"; return 1; }
-	SHARED_CQS=("${CQS[@]}")
-	expect_eq "${#SHARED_CQS[@]}" "$NCPUS" "srv: engines (cqs: ${CQS[*]})" || return 1
+	mapfile -t SHARED_CQS <<<"$(printf '%s\n' "${CQS[@]}" |
+		sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p')"
+	expect_eq "${#SHARED_CQS[@]}" "$NCPUS" "srv: engines with a group (cqs: ${CQS[*]})" || return 1
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_event/enable &&
 		echo 1 >$TRACEFS/events/cqnotify/cqn_cq_poll/enable || { fail "no cqn_cq_event, cqn_cq_poll"; return 1; }
@@ -227,6 +228,13 @@ share_cpu_where()
 		END { print n + 0, h + 0, e + 0, f + 0 }' /tmp/cqn-trace.txt
 }
 
+# share_cpu_events ENGINE: the CPUs the server's engine ENGINE (srv.cqID)
+# took its events on in the trace, as "COUNT [CPU] ...".
+share_cpu_events()
+{
+	grep "cqn_cq_event: cq=$1 " /tmp/cqn-trace.txt | grep -o '\[[0-9]*\]' | sort | uniq -c | xargs
+}
+
 # With cq_share=cpu a busy event-mode engine works on its group's CPU,
 # whichever CPU the provider raised its events on (rxe has one completion
 # vector): with 32 messages in flight a connection, each wakeup finds a
@@ -237,28 +245,26 @@ share_cpu_where()
 # each single completion to another CPU.
 share_cpu_busy_engines_go_home()
 {
-	local line id grp n h e f bad= seen=
+	local eng id grp n h e f bad= seen=
 
 	SHARED_CQS=()
 
 	tracefs_up || return 1
 	share_cpu_trace $((2 * NCPUS)) workload=pingpong || return 1
-	for line in "${SHARED_CQS[@]}"; do
-		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
-		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
+	for eng in "${SHARED_CQS[@]}"; do
+		read -r id grp <<<"$eng"
 		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
-		seen+="pingpong srv.cq$id (group $grp): events on CPUs [$(grep "cqn_cq_event: cq=srv.cq$id " /tmp/cqn-trace.txt | grep -o '\[[0-9]*\]' | sort | uniq -c | xargs)], $e wakeups from events, $f on the event's CPU; "
+		seen+="pingpong srv.cq$id (group $grp): events on CPUs [$(share_cpu_events "srv.cq$id")], $e wakeups from events, $f on the event's CPU; "
 		[ "$e" -gt 0 ] || bad+="pingpong: srv.cq$id saw no wakeup from an event; "
 		[ $((f * 4)) -ge $((e * 3)) ] || bad+="pingpong: srv.cq$id: $f of $e wakeups on the event's CPU; "
 	done
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
 	share_cpu_trace $((8 * NCPUS)) queue_depth=32 || return 1
-	for line in "${SHARED_CQS[@]}"; do
-		read -r id grp <<<"$(sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p' <<<"$line")"
-		[ -n "$grp" ] || { fail "srv: no group in cqs line '$line'"; return 1; }
+	for eng in "${SHARED_CQS[@]}"; do
+		read -r id grp <<<"$eng"
 		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
-		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, events on CPUs [$(grep "cqn_cq_event: cq=srv.cq$id " /tmp/cqn-trace.txt | grep -o '\[[0-9]*\]' | sort | uniq -c | xargs)]; "
+		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, events on CPUs [$(share_cpu_events "srv.cq$id")]; "
 		[ "$n" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
 		[ $((h * 4)) -ge $((n * 3)) ] || bad+="stream: srv.cq$id: $h of $n polls on CPU $grp; "
 	done
