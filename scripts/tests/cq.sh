@@ -1013,11 +1013,16 @@ cpu_stat()
 # accounted, not of the wall clock: a vCPU the host takes away loses ticks
 # nobody is charged for (stop 28's CI: the loop got 67 % of the wall
 # clock), and the debug kernel's shell once woke from its sleep 3 after
-# 4.2 s. The traffic moves in both and nothing is lost.
+# 4.2 s. Each share is measured once the thread has run 5 ticks at its new
+# priority: 6.1's CFS keeps the virtual runtime of a task reniced from 19
+# to 0, so the thread first waits out the lead it earned at nice 19, 68
+# times its last run there (stop 30's CI, the debug kernel: 13 ticks of
+# 346 at normal; 7 of 963 over 10 s in a rerun beside two host loops).
+# The traffic moves in both and nothing is lost.
 poll_thread_gives_way()
 {
-	local pid hog prio t0 p0 m0 w0 hogt pollt msgs secs=3 hz line= us i
-	local -a s0 s1
+	local pid hog prio t0 p0 m0 w0 y0 hogt pollt msgs secs=3 hz line= us i
+	local -a s0 s1 v0 v1
 	local -A pair cpu
 
 	hz=$(getconf CLK_TCK)
@@ -1031,10 +1036,19 @@ poll_thread_gives_way()
 	hog=$!
 	for prio in low normal; do
 		expect_write "$CQN_CFS/endpoints/cli/poll_priority" $prio || break
-		sleep 1
+		# 6.1's CFS keeps a reniced task's vruntime: the lead a nice 19
+		# thread earned, 68 times its run, waits out first at nice 0.
+		p0=$(cpu_ticks "$pid") w0=${EPOCHREALTIME/./}
+		for ((i = 0; i < 30; i++)); do
+			sleep 1
+			[ $(($(cpu_ticks "$pid") - p0)) -ge 5 ] && break
+		done
+		line+=" $prio after $(((${EPOCHREALTIME/./} - w0) / 1000)) ms to run 5 ticks"
+		line+=" ($(($(cpu_ticks "$pid") - p0)) in the end):"
 		w0=${EPOCHREALTIME/./}
 		read -ra s0 <<<"$(cpu_stat 1)"
 		t0=$(cpu_ticks $hog) p0=$(cpu_ticks "$pid") m0=$(ep_stat cli msgs_verified)
+		y0=$(ep_stat cli cq_softirq_yields) read -ra v0 <<<"$(thread_switches "$pid")"
 		sleep $secs
 		# A message at least, waiting up to 12 s for it: stop 27's CI
 		# saw none in 3.7 s at normal on the debug kernel (about 40 a
@@ -1047,12 +1061,15 @@ poll_thread_gives_way()
 		read -ra s1 <<<"$(cpu_stat 1)"
 		us=$((${EPOCHREALTIME/./} - w0))
 		msgs=$(($(ep_stat cli msgs_verified) - m0))
+		read -ra v1 <<<"$(thread_switches "$pid")"
 		pair[$prio]=$((hogt * 100 / (hogt + pollt + 1)))
 		cpu[$prio]=$((hogt * 100 / (s1[0] - s0[0] + 1)))
-		line+=" $prio (nice $(thread_nice "$pid")): the loop $hogt ticks, the poll thread $pollt"
+		line+=" nice $(thread_nice "$pid"), the loop $hogt ticks, the poll thread $pollt"
 		line+=" (the loop ${pair[$prio]} % of the pair's), CPU 1 busy $((s1[0] - s0[0]))"
 		line+=" (softirq $((s1[1] - s0[1]))) of $((s1[2] - s0[2])) accounted"
-		line+=" and $((us * hz / 1000000)) by the wall clock; $msgs messages in $((us / 1000)) ms;"
+		line+=" and $((us * hz / 1000000)) by the wall clock; $msgs messages in $((us / 1000)) ms,"
+		line+=" $(($(ep_stat cli cq_softirq_yields) - y0)) yields to softirqs, the thread switched"
+		line+=" out $((v1[0] - v0[0])) times asleep and $((v1[1] - v0[1])) preempted;"
 		[ "$msgs" -gt 0 ] || { fail "$prio: no message in $((us / 1000)) ms beside the loop"; break; }
 	done
 	kill $hog

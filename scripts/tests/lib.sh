@@ -666,6 +666,21 @@ thread_nice()
 	echo "${f[18]}"
 }
 
+# thread_switches PID: PID's voluntary and involuntary context switches so
+# far, as "VOLUNTARY INVOLUNTARY" (0 0 once it is gone).
+thread_switches()
+{
+	local k v vol=0 inv=0
+
+	while read -r k v; do
+		case $k in
+		voluntary_ctxt_switches:) vol=$v ;;
+		nonvoluntary_ctxt_switches:) inv=$v ;;
+		esac
+	done 2>/dev/null <"/proc/$1/status"
+	echo "$vol $inv"
+}
+
 # thread_pids PREFIX: the PIDs of the threads whose comm starts with
 # PREFIX, on one line (read from /proc with builtins). A thread already
 # exiting is left out: kthread_stop() returns once the thread has left its
