@@ -95,6 +95,19 @@ struct cqn_cq_owner {
 
 struct cqn_cq;
 
+/**
+ * struct cqn_cq_gone - a QP that may leave completions in a shared CQ
+ *	after it is destroyed (cqn_cq_qp_going())
+ * @node: on the engine's list
+ * @qp: the QP: compared with wc->qp, never dereferenced
+ * @ctx: its qp_context
+ */
+struct cqn_cq_gone {
+	struct list_head node;
+	const struct ib_qp *qp;
+	void *ctx;
+};
+
 struct cqn_srq;
 struct cqn_srq_dev;
 
@@ -154,6 +167,8 @@ struct cqn_role_ops;
  * @cq: the CQ engine serving both queues (src/cq.c): @ecq's
  * @ecq: the endpoint's engine it joined (its own, or shared: cq_share)
  * @cq_node: on @ecq's QPs (protected by its lock)
+ * @gone: on @cq's list of QPs whose completions may outlive them, from a
+ *	short drain on a shared CQ until it leaves (cqn_ep_cq_going())
  * @qp: the RC QP (@cm_id->qp)
  * @msg_size: buffer size
  * @sbufs: send ring
@@ -166,8 +181,8 @@ struct cqn_role_ops;
  * @nfree_send: entries on @free_send
  * @posted_recv: receives currently posted
  * @drain_short: teardown's drain ended with work requests not seen
- *	completing (a marker that never came, or wc_lost): their completions
- *	may still sit in a CQ that outlives the QP (src/ep_cqs.c)
+ *	completing (a marker that never came, or one not waited for): their
+ *	completions may still sit in a CQ that outlives the QP (src/ep_cqs.c)
  * @established: the connection reached RDMA_CM_EVENT_ESTABLISHED
  * @dead: closing; on @ep->dead (protected by ep->state_lock)
  * @stats: this connection's counters
@@ -194,6 +209,7 @@ struct cqn_conn {
 	struct cqn_cq *cq;
 	struct cqn_ep_cq *ecq;
 	struct list_head cq_node;
+	struct cqn_cq_gone gone;
 	struct ib_qp *qp;
 	u32 msg_size;
 	struct cqn_buf *sbufs;
@@ -407,6 +423,8 @@ struct cqn_ep_debugfs;
  *	reposting the receive buffers its connections consume
  * @fault_rnr_retry: fault injection (debugfs): 1 + the RNR retry count new
  *	connections advertise to their peer; 0 for the default (infinite)
+ * @fault_drain_short: fault injection (debugfs): teardown's drains post
+ *	their markers and do not wait for them, so each ends short
  */
 struct cqn_endpoint {
 	const char *name;
@@ -450,6 +468,7 @@ struct cqn_endpoint {
 	atomic_t fault_cq_undersize;
 	bool fault_stop_replenish;
 	u32 fault_rnr_retry;
+	bool fault_drain_short;
 };
 
 extern struct workqueue_struct *cqn_wq;
@@ -544,6 +563,7 @@ int cqn_ep_cq_join(struct cqn_conn *conn);
 int cqn_ep_cq_start(struct cqn_conn *conn);
 void cqn_ep_cq_drain_begin(struct cqn_conn *conn);
 void cqn_ep_cq_drain_end(struct cqn_conn *conn);
+void cqn_ep_cq_going(struct cqn_conn *conn);
 void cqn_ep_cq_leave(struct cqn_conn *conn);
 int cqn_ep_cq_retune(struct cqn_conn *conn);
 void cqn_ep_cqs_show(struct cqn_endpoint *ep, struct seq_file *m);
@@ -557,6 +577,7 @@ void cqn_ring_free(struct ib_device *dev, struct cqn_buf *ring, u32 n, u32 msg_s
 int cqn_conn_alloc_rings(struct cqn_conn *conn);
 void cqn_conn_free_rings(struct cqn_conn *conn);
 void cqn_conn_drain(struct cqn_conn *conn);
+void cqn_conn_drain_check(struct cqn_conn *conn);
 void cqn_conn_count_lost(struct cqn_conn *conn);
 bool cqn_conn_recv_taken(struct cqn_conn *conn, struct ib_wc *wc, bool ok);
 bool cqn_conn_wc_dup(struct cqn_conn *conn, struct ib_wc *wc, const char *what);
@@ -596,6 +617,9 @@ int cqn_cq_start(struct cqn_cq *c);
 void cqn_cq_drain_begin(struct cqn_cq *c);
 void cqn_cq_drain_end(struct cqn_cq *c);
 int cqn_cq_flush(struct cqn_cq *c);
+void cqn_cq_qp_going(struct cqn_cq *c, struct cqn_cq_gone *g, const struct ib_qp *qp, void *ctx);
+void cqn_cq_qp_gone(struct cqn_cq *c, struct cqn_cq_gone *g);
+void *cqn_wc_qp_context(struct ib_cq *cq, const struct ib_wc *wc);
 void cqn_cq_stop(struct cqn_cq *c);
 void cqn_cq_destroy(struct cqn_cq *c);
 int cqn_cq_reconfigure(struct cqn_cq *c, const struct cqn_cq_params *p, u32 max_posted);

@@ -54,6 +54,7 @@ static void cqn_conn_init(struct cqn_conn *conn, struct cqn_endpoint *ep,
 	conn->nrecv = ep->cfg.recv_depth;
 	INIT_LIST_HEAD(&conn->node);
 	INIT_LIST_HEAD(&conn->cq_node);
+	INIT_LIST_HEAD(&conn->gone.node);
 	/* Not closable until cqn_conn_publish() puts it on the endpoint. */
 	conn->dead = true;
 	spin_lock_init(&conn->lock);
@@ -189,9 +190,10 @@ static int cqn_conn_start(struct cqn_conn *conn)
  * Disconnect, drain the QP so that every posted work request completes
  * exactly once (flushed ones are counted), and stop the engine. The drain
  * polls the CQ whatever the mode's events do and waits a bounded time
- * (CQN_DRAIN_MS a queue); work requests whose completion never came are
- * counted as lost (wc_lost), so teardown ends within seconds even after a
- * lost interrupt or a CQ overflow.
+ * (CQN_DRAIN_MS a queue), so teardown ends within seconds even after a
+ * lost interrupt or a CQ overflow; work requests whose completion never
+ * came are counted as lost (wc_lost) once the QP has left its CQ engine
+ * (cqn_conn_destroy()), which hands over what a shared CQ still holds.
  */
 static void cqn_conn_stop(struct cqn_conn *conn)
 {
@@ -202,7 +204,9 @@ static void cqn_conn_stop(struct cqn_conn *conn)
 	cqn_ep_cq_drain_begin(conn);
 	cqn_conn_drain(conn);
 	cqn_ep_cq_drain_end(conn);
-	cqn_conn_count_lost(conn);
+	cqn_conn_drain_check(conn);
+	if (conn->drain_short)
+		cqn_ep_cq_going(conn);
 	trace_cqn_conn_state(conn, "closing", "closed", "drained");
 }
 
@@ -323,6 +327,7 @@ void cqn_conn_destroy(struct cqn_conn *conn, bool destroy_id)
 		cqn_conn_destroy_qp(conn);
 	}
 	cqn_conn_cq_exit(conn);
+	cqn_conn_count_lost(conn);
 	cqn_conn_free_rings(conn);
 	cqn_conn_free_pd(conn);
 	cqn_conn_retire(conn);

@@ -418,6 +418,8 @@ static void cqn_conn_drain_one(struct cqn_conn *conn, struct cqn_drain *d,
 		conn->drain_short = true;
 		pr_warn_ratelimited("%s: connection %u: posting the %s drain marker failed: %pe\n",
 				    conn->ep->name, conn->id, q, ERR_PTR(ret));
+	} else if (READ_ONCE(conn->ep->fault_drain_short)) {
+		conn->drain_short = true;
 	} else if (!wait_for_completion_timeout(&d->done, msecs_to_jiffies(CQN_DRAIN_MS))) {
 		conn->drain_short = true;
 		pr_warn_ratelimited("%s: connection %u: the %s drain marker never completed\n",
@@ -470,29 +472,57 @@ void cqn_conn_drain(struct cqn_conn *conn)
 		cqn_conn_drain_one(conn, &conn->rdrain, NULL, &rwr);
 }
 
+/* The work requests whose completion has not been handled yet. */
+static void cqn_conn_outstanding(struct cqn_conn *conn, u32 *sends, u32 *recvs)
+{
+	spin_lock_bh(&conn->lock);
+	*sends = conn->nsend - conn->nfree_send;
+	*recvs = conn->posted_recv;
+	spin_unlock_bh(&conn->lock);
+}
+
 /**
- * cqn_conn_count_lost() - count the work requests a drain did not see complete
+ * cqn_conn_drain_check() - did the drain see every work request complete?
  * @conn: the connection, drained
  *
- * After the drain every work request has completed, so every send buffer
- * is free again and no receive is posted; what is not was dropped by a CQ
- * overflow (or its completion was still on the way when a bounded drain
- * gave up). Counted as wc_lost, so that wr_posted always equals
- * msgs_sent + msgs_received + wc_errors + wc_flushed + wc_lost.
+ * After a full drain every send buffer is free again and no receive is
+ * posted. One that is not makes the drain short (conn->drain_short): the
+ * missing completions may still sit in a CQ that outlives the QP, and
+ * cqn_ep_cq_leave() hands them over before the connection goes. Only what
+ * has not completed then is lost (cqn_conn_count_lost()).
  *
  * Context: process context, after the drain.
+ */
+void cqn_conn_drain_check(struct cqn_conn *conn)
+{
+	u32 sends, recvs;
+
+	cqn_conn_outstanding(conn, &sends, &recvs);
+	if (sends || recvs)
+		conn->drain_short = true;
+}
+
+/**
+ * cqn_conn_count_lost() - count the work requests that never completed
+ * @conn: the connection, its QP destroyed and its CQ engine left
+ *
+ * Every completion its QP produced has been handed over by now (a shared
+ * CQ's by cqn_ep_cq_leave()); what has not completed was dropped by a CQ
+ * overflow, by the provider, or left in the connection's own CQ when a
+ * bounded drain gave up. Counted as wc_lost, so that wr_posted always
+ * equals msgs_sent + msgs_received + wc_errors + wc_flushed + wc_lost,
+ * each work request counted once: counted earlier, at the drain's end, a
+ * completion the shared CQ handed over later would count twice.
+ *
+ * Context: process context.
  */
 void cqn_conn_count_lost(struct cqn_conn *conn)
 {
 	u32 sends, recvs;
 
-	spin_lock_bh(&conn->lock);
-	sends = conn->nsend - conn->nfree_send;
-	recvs = conn->posted_recv;
-	spin_unlock_bh(&conn->lock);
+	cqn_conn_outstanding(conn, &sends, &recvs);
 	if (!sends && !recvs)
 		return;
-	conn->drain_short = true;
 	cqn_stat_add(&conn->stats, CQN_STAT_wc_lost, sends + recvs);
 	pr_warn_ratelimited("%s: connection %u: %u work requests never completed (%u sends, %u receives)\n",
 			    conn->ep->name, conn->id, sends + recvs,

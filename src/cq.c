@@ -339,6 +339,7 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 	c->mode_ops = cqn_cq_modes[c->mode];
 	c->state = CQN_CQS_PAUSED;
 	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->gone);
 	INIT_WORK(&c->work, cqn_cq_work);
 	INIT_WORK(&c->hop, cqn_cq_home_hop);
 	c->work_cpu = WORK_CPU_UNBOUND;
@@ -456,13 +457,86 @@ void cqn_cq_drain_end(struct cqn_cq *c)
 }
 
 /**
+ * cqn_cq_qp_going() - a QP may leave completions behind when destroyed
+ * @c: the engine, serving other QPs too
+ * @g: the QP's entry, not on a list
+ * @qp: the QP, not destroyed yet
+ * @ctx: its qp_context
+ *
+ * After a short drain a QP's completions may come after it is destroyed,
+ * handed over by the engine's wakeups or by cqn_cq_flush(): their
+ * handlers then find the QP's context with cqn_wc_qp_context(), not
+ * through wc->qp, which points to freed memory. Until cqn_cq_qp_gone(),
+ * no other QP can be created at @qp's address and have completions in the
+ * CQ: it would have to be connected first, and @g is taken off as soon as
+ * the CQ holds nothing of @qp's any more.
+ *
+ * Context: process context; the caller serialises changes to the engine.
+ */
+void cqn_cq_qp_going(struct cqn_cq *c, struct cqn_cq_gone *g, const struct ib_qp *qp, void *ctx)
+{
+	g->qp = qp;
+	g->ctx = ctx;
+	list_add_rcu(&g->node, &c->gone);
+}
+
+/**
+ * cqn_cq_qp_gone() - the CQ holds nothing of a destroyed QP's any more
+ * @c: the engine
+ * @g: the QP's entry (cqn_cq_qp_going()), or one on no list
+ *
+ * Waits until no handler can still be reading @g.
+ *
+ * Context: process context; the caller serialises changes to the engine.
+ */
+void cqn_cq_qp_gone(struct cqn_cq *c, struct cqn_cq_gone *g)
+{
+	if (list_empty(&g->node))
+		return;
+	list_del_rcu(&g->node);
+	synchronize_rcu();
+	INIT_LIST_HEAD(&g->node);
+}
+
+/**
+ * cqn_wc_qp_context() - the qp_context of the QP a completion belongs to
+ * @cq: the CQ it was polled from, one of an engine's
+ * @wc: the completion
+ *
+ * wc->qp->qp_context, or for a QP that may be destroyed already
+ * (cqn_cq_qp_going()) what its context was, without reading it.
+ *
+ * Context: a completion handler of an engine's CQ.
+ * Return: the QP's context.
+ */
+void *cqn_wc_qp_context(struct ib_cq *cq, const struct ib_wc *wc)
+{
+	struct cqn_cq *c = cq->cq_context;
+	struct cqn_cq_gone *g;
+	void *ctx = NULL;
+
+	if (likely(list_empty(&c->gone)))
+		return wc->qp->qp_context;
+	rcu_read_lock();
+	list_for_each_entry_rcu(g, &c->gone, node) {
+		if (g->qp == wc->qp) {
+			ctx = g->ctx;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ctx ?: wc->qp->qp_context;
+}
+
+/**
  * cqn_cq_flush() - hand over, from process context, everything the CQ holds
  * @c: the engine, serving other QPs
  *
  * A QP whose drain ended short (a marker that never came, work requests
  * never seen completing) is destroyed while its engine serves other QPs:
  * completions of its work requests may already sit in the CQ, and must
- * reach its handlers before its buffers are freed. Own modes: the engine
+ * reach its handlers before its buffers are freed (destroyed, it adds no
+ * more; its handlers find it with cqn_wc_qp_context()). Own modes: the engine
  * pauses, the CQ (and software moderation's staging) is emptied here, and
  * the engine resumes in its mode. The core's modes: the core's processing
  * is stopped, the CQ emptied here and the core started again

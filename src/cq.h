@@ -258,6 +258,9 @@ struct cqn_cq_faults {
  * @state: enum cqn_cq_state
  * @overflowed: the provider reported IB_EVENT_CQ_ERR: completions were lost,
  *	so teardown cannot count on its drain requests completing
+ * @gone: QPs destroyed, or about to be, whose completions may still be
+ *	in the CQ (struct cqn_cq_gone; RCU list, changed under the owner's
+ *	serialisation)
  * @caps: what the device offers
  * @work: event mode: processes the CQ after an event
  * @hop: event mode: queues @work on @work_cpu, from @work's end
@@ -305,6 +308,7 @@ struct cqn_cq {
 	struct cqn_cq_params params;
 	u32 state;
 	bool overflowed;
+	struct list_head gone;
 	struct cqn_cq_caps caps;
 
 	struct work_struct work;

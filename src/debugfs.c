@@ -245,6 +245,17 @@ static int cqn_knob_cq_undersize_set(struct cqn_endpoint *ep, u32 n)
 	return 0;
 }
 
+static u32 cqn_knob_drain_short_get(struct cqn_endpoint *ep)
+{
+	return READ_ONCE(ep->fault_drain_short);
+}
+
+static int cqn_knob_drain_short_set(struct cqn_endpoint *ep, u32 n)
+{
+	WRITE_ONCE(ep->fault_drain_short, n);
+	return 0;
+}
+
 static u32 cqn_knob_stop_replenish_get(struct cqn_endpoint *ep)
 {
 	return READ_ONCE(ep->fault_stop_replenish);
@@ -291,7 +302,7 @@ struct cqn_ep_knob {
 };
 
 /* debugfs control files of an endpoint: reset and the fault_* knobs. */
-#define CQN_EP_NR_KNOBS		8
+#define CQN_EP_NR_KNOBS		9
 
 /**
  * struct cqn_ep_knob_file - what a debugfs control file of an endpoint acts on
@@ -328,6 +339,7 @@ static const struct cqn_ep_knob cqn_ep_knobs[CQN_EP_NR_KNOBS] = {
 	  cqn_knob_stop_replenish_set },
 	{ "fault_rnr_retry", 0, CQN_RNR_RETRY_INFINITE, cqn_knob_rnr_retry_get,
 	  cqn_knob_rnr_retry_set },
+	{ "fault_drain_short", 0, 1, cqn_knob_drain_short_get, cqn_knob_drain_short_set },
 };
 
 static ssize_t cqn_ep_knob_read(struct file *file, char __user *ubuf, size_t count,

@@ -309,13 +309,36 @@ void cqn_ep_cq_drain_end(struct cqn_conn *conn)
 }
 
 /**
+ * cqn_ep_cq_going() - the connection's drain ended short: its QP may leave
+ *	completions behind on a shared CQ
+ * @conn: the connection, its QP not destroyed yet
+ *
+ * An engine that serves other QPs goes on handing over completions, this
+ * QP's too, after the QP is destroyed: their handlers find the connection
+ * without reading the QP (cqn_cq_qp_going()) until it leaves the engine.
+ *
+ * Context: process context.
+ */
+void cqn_ep_cq_going(struct cqn_conn *conn)
+{
+	struct cqn_ep_cq *ecq = conn->ecq;
+
+	mutex_lock(&conn->ep->cqs_lock);
+	if (ecq->nqps > 1 && list_empty(&conn->gone.node))
+		cqn_cq_qp_going(ecq->cq, &conn->gone, conn->qp, conn);
+	mutex_unlock(&conn->ep->cqs_lock);
+}
+
+/**
  * cqn_ep_cq_leave() - the connection's QP is destroyed: leave its engine
  * @conn: the connection
  *
  * The last QP to leave destroys the engine and its CQ. One whose drain
  * ended short (conn->drain_short) leaves others on the CQ: the
  * completions its QP may have left there are handed over first
- * (cqn_cq_flush()), so none reaches a buffer freed after this.
+ * (cqn_cq_flush(); their handlers find the connection through
+ * cqn_ep_cq_going()'s entry, not the QP), so none reaches a buffer freed
+ * after this.
  *
  * Context: process context.
  */
@@ -340,7 +363,12 @@ void cqn_ep_cq_leave(struct cqn_conn *conn)
 		list_del(&ecq->node);
 		if (ecq->started)
 			cqn_cq_stop(ecq->cq);
+		/* No handler runs after this: its QP's entry goes with it. */
 		cqn_cq_destroy(ecq->cq);
+		INIT_LIST_HEAD(&conn->gone.node);
+	} else {
+		/* The CQ holds nothing of its QP's any more. */
+		cqn_cq_qp_gone(ecq->cq, &conn->gone);
 	}
 	mutex_unlock(&ep->cqs_lock);
 	if (last)

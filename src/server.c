@@ -9,7 +9,7 @@
  *
  * With srq=1 the receive buffers belong to the endpoint's SRQs (src/srq.c),
  * not to a connection; the path is the same: the connection a message
- * arrived on is its QP's context (wc->qp->qp_context), and the buffer goes
+ * arrived on is its QP's context (cqn_wc_qp_context()), and the buffer goes
  * back to where it came from (cqn_conn_repost_recv()).
  *
  * What a hostile or broken peer can send, and what the server does:
@@ -143,7 +143,7 @@ static bool cqn_server_recv_ok(struct cqn_conn *conn, struct ib_wc *wc)
 static void cqn_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct cqn_buf *rb = container_of(wc->wr_cqe, struct cqn_buf, cqe);
-	struct cqn_conn *conn = wc->qp->qp_context;
+	struct cqn_conn *conn = cqn_wc_qp_context(cq, wc);
 	struct cqn_srv_conn *sc = to_srv(conn);
 	bool dead, ok;
 	int ret = 0;

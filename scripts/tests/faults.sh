@@ -19,6 +19,7 @@ ALL_TESTS="
 	reconnect_gives_up
 	cq_overflow
 	cq_overflow_rebuilds
+	short_drain_counts_once
 	rnr_retry_exceeded
 "
 # Rounds of the repeated tests: 10 link deletions and 20 enable toggles
@@ -356,6 +357,59 @@ cq_overflow_rebuilds()
 		"reconnects, $(ep_stat cli msgs_resent) messages resent, $(ep_stat cli msgs_verified)" \
 		"verified in sequence; client $(accounting cli); server $(accounting srv)"
 	ep_remove cli srv
+}
+
+# A server connection whose teardown drain ends short (fault_drain_short:
+# the drain requests are posted, not waited for) on a shared CQ that its
+# other connection keeps, three times: what its QP's flushed work requests
+# left on the CQ is handed over after the QP is destroyed, by the engine
+# or by the flush before it leaves (the kernel log: "drain ended short; N
+# completions taken from its shared CQ"), its handlers never reading the
+# destroyed QP (the debug kernel's KASAN judges), and each work request is
+# counted once: wr_posted is the sum of the outcomes and wr_completed +
+# wc_lost = wr_posted (stop 30's siw run counted 3 completions twice, as
+# wc_lost at the drain's end and again when the CQ handed them over). The
+# other connection's stream goes on undisturbed.
+short_drain_counts_once()
+{
+	local mark v r taken= re="srv: connection [0-9]+: drain ended short; [0-9]+ completions taken from its shared CQ"
+
+	robust_setup || return 1
+	start_server cq_share=endpoint max_conns=4 || return 1
+	endless_client cli2 || return 1
+	for r in 1 2 3; do
+		if [ $r = 1 ]; then
+			endless_client cli1 || return 1
+		else
+			ep_enable cli1 1 && ep_wait_state cli1 running 60 || return 1
+		fi
+		wait_stat 60 cli1 msgs_verified -gt 20 && wait_stat 60 cli2 msgs_verified -gt 20 ||
+			return 1
+		expect_match "$(<"$CQN_DFS/srv/cqs")" " qps 2 " "srv: both connections on one CQ" ||
+			return 1
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		mark=${#CQN_KLOG[@]}
+		expect_write "$CQN_DFS/srv/fault_drain_short" 1 || return 1
+		ep_enable cli1 0 && check_stopped cli1 || return 1
+		wait_stat 30 srv conns_active = 1 && wait_stat 30 srv conns_closing = 0 || return 1
+		expect_write "$CQN_DFS/srv/fault_drain_short" 0 || return 1
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		cqn_klog_match "$mark" "$re"
+		[ "$KLOG_NMATCH" = 1 ] ||
+			{ fail "round $r: $KLOG_NMATCH short drains of a server connection leaving its shared CQ, not 1 ('$re')"; return 1; }
+		v=${KLOG_MATCHES##*drain ended short; }
+		taken+=" ${v%% *}"
+	done
+	v=$(ep_stat cli2 msgs_verified)
+	wait_stat 30 cli2 msgs_verified -gt $((v + 20)) || return 1
+	ep_enable cli2 0 && check_stopped cli2 || return 1
+	expect_eq "$(ep_stat cli2 reconnects)" 0 "cli2 reconnects" || return 1
+	wait_conns_gone 30 srv || return 1
+	check_accounted srv || return 1
+	expect_eq "$((STATS[wr_completed] + STATS[wc_lost]))" "${STATS[wr_posted]}" \
+		"srv: wr_completed + wc_lost = wr_posted" || return 1
+	echo "figure: 3 short drains, completions the flush took:$taken; server $(accounting srv), wr_completed ${STATS[wr_completed]}"
+	ep_remove cli1 cli2 srv
 }
 
 # The server stops reposting receives (fault_stop_replenish) and advertises

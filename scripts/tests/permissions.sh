@@ -15,7 +15,7 @@ ALL_TESTS="
 # stats 0400, knobs that can be read 0600, write-only controls 0200.
 PERM_MODES="stats:400 latency:400 cq:400 reset:200 fault_drop_events:200
 	fault_spurious_events:200 fault_arm_delay_us:200 fault_qp_error:200 fault_cq_undersize:600
-	fault_stop_replenish:600 fault_rnr_retry:600"
+	fault_stop_replenish:600 fault_rnr_retry:600 fault_drain_short:600"
 
 # debugfs is mounted with a 0700 root: nobody would be refused at the mount
 # point whatever modes the module's files have. permissions opens the root
@@ -89,6 +89,7 @@ permissions_checks()
 	expect_eq "$(ep_attr srv state)" running "server state" || return 1
 	expect_eq "$(<"$CQN_DFS/srv/fault_cq_undersize")" 0 "fault_cq_undersize" || return 1
 	expect_eq "$(<"$CQN_DFS/srv/fault_stop_replenish")" 0 "fault_stop_replenish" || return 1
+	expect_eq "$(<"$CQN_DFS/srv/fault_drain_short")" 0 "fault_drain_short" || return 1
 	[ ! -e "$CQN_CFS/endpoints/evil" ] || { fail "endpoint evil exists"; return 1; }
 	# Each attempt above was refused, and checked to be.
 	reliability bad_inputs=$n

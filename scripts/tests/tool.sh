@@ -121,8 +121,8 @@ if not (d["state"] == "done" and s["msgs_verified"] == n and s["msg_errors"] == 
                (s["msgs_verified"], s["msg_errors"], d["state"]))
 if sorted(h) != ["cq_arm", "cq_batch", "cq_delay", "cq_proc", "rtt"]:
     bad.append("histograms %s" % sorted(h))
-if d["fault_knobs"] != {"fault_cq_undersize": 0, "fault_rnr_retry": 3,
-                        "fault_stop_replenish": 0}:
+if d["fault_knobs"] != {"fault_cq_undersize": 0, "fault_drain_short": 0,
+                        "fault_rnr_retry": 3, "fault_stop_replenish": 0}:
     bad.append("fault_knobs %s" % d["fault_knobs"])
 b = rtt["buckets"]
 # Raw: every bucket, empty ones too, contiguous from 0, in ns.
