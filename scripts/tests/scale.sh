@@ -211,21 +211,25 @@ share_cpu_trace()
 	clients_stop 1
 }
 
-# share_cpu_where ENGINE: "POLLS HOME EVENTS FOLLOWED" for the server's
-# engine ENGINE (srv.cqID) in the trace: its polls, those on its group's
-# CPU, the polls of a wakeup an event started, and of those the ones on
-# the CPU that took the event.
+# share_cpu_where ENGINE HOME: "POLLS HOME EVENTS FOLLOWED DONE DONE_HOME"
+# for the server's engine ENGINE (srv.cqID) in the trace: its polls, those
+# on its group's CPU HOME, the polls of a wakeup an event started, of those
+# the ones on the CPU that took the event, and the completions its polls
+# took, all and on HOME.
 share_cpu_where()
 {
 	awk -v cq="cq=$1" -v home="$2" '
 		function cpu() { match($0, /\[[0-9]+\]/); return substr($0, RSTART + 1, RLENGTH - 2) + 0 }
 		$0 ~ "cqn_cq_event: " cq " " { ev = cpu() }
 		$0 ~ "cqn_cq_poll: " cq " " {
+			match($0, / completions=[0-9]+/)
+			k = substr($0, RSTART + 13, RLENGTH - 13) + 0
 			n++
-			if (cpu() == home) h++
+			d += k
+			if (cpu() == home) { h++; dh += k }
 			if ($0 ~ / from_event=1$/ && ev != "") { e++; if (cpu() == ev) f++ }
 		}
-		END { print n + 0, h + 0, e + 0, f + 0 }' /tmp/cqn-trace.txt
+		END { print n + 0, h + 0, e + 0, f + 0, d + 0, dh + 0 }' /tmp/cqn-trace.txt
 }
 
 # share_cpu_events ENGINE: the CPUs the server's engine ENGINE (srv.cqID)
@@ -237,15 +241,21 @@ share_cpu_events()
 
 # With cq_share=cpu a busy event-mode engine works on its group's CPU,
 # whichever CPU the provider raised its events on (rxe has one completion
-# vector): with 32 messages in flight a connection, each wakeup finds a
-# backlog, and at least 3/4 of every engine's polls run at home. An engine
+# vector): with 32 messages in flight a connection, at least 3/4 of every
+# engine's polls and a third of its completions are taken at home. An
+# engine at home keeps up and finds a few completions a wakeup; when it
+# goes idle (cqn_share_busy()), its next wakeup on the CPU of its events
+# finds a backlog of a hundred or more. With idle at the first small
+# wakeup, as at first, stock 6.1 took 84-91 % of the off-home engine's
+# polls at home but only 21-29 % of its completions; idle only after 20 ms
+# without a wakeup of 8, 65-90 % (2026-12-04). An engine
 # that finds a message or two at a time (pingpong) stays on the CPU of its
 # events: at least 3/4 of the wakeups an event started run there. Both
 # halves are what make the CPUs share a shared CQ's load without moving
 # each single completion to another CPU.
 share_cpu_busy_engines_go_home()
 {
-	local eng id grp n h e f bad= seen=
+	local eng id grp n h e f d dh bad= seen=
 
 	SHARED_CQS=()
 
@@ -253,7 +263,7 @@ share_cpu_busy_engines_go_home()
 	share_cpu_trace $((2 * NCPUS)) workload=pingpong || return 1
 	for eng in "${SHARED_CQS[@]}"; do
 		read -r id grp <<<"$eng"
-		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
+		read -r n h e f _ <<<"$(share_cpu_where "srv.cq$id" "$grp")"
 		seen+="pingpong srv.cq$id (group $grp): events on CPUs [$(share_cpu_events "srv.cq$id")], $e wakeups from events, $f on the event's CPU; "
 		[ "$e" -gt 0 ] || bad+="pingpong: srv.cq$id saw no wakeup from an event; "
 		[ $((f * 4)) -ge $((e * 3)) ] || bad+="pingpong: srv.cq$id: $f of $e wakeups on the event's CPU; "
@@ -263,10 +273,11 @@ share_cpu_busy_engines_go_home()
 	share_cpu_trace $((8 * NCPUS)) queue_depth=32 || return 1
 	for eng in "${SHARED_CQS[@]}"; do
 		read -r id grp <<<"$eng"
-		read -r n h e f <<<"$(share_cpu_where "srv.cq$id" "$grp")"
-		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, events on CPUs [$(share_cpu_events "srv.cq$id")]; "
-		[ "$n" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
+		read -r n h e f d dh <<<"$(share_cpu_where "srv.cq$id" "$grp")"
+		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, $d completions, $dh at home, events on CPUs [$(share_cpu_events "srv.cq$id")]; "
+		[ "$n" -gt 0 ] && [ "$d" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
 		[ $((h * 4)) -ge $((n * 3)) ] || bad+="stream: srv.cq$id: $h of $n polls on CPU $grp; "
+		[ $((dh * 3)) -ge "$d" ] || bad+="stream: srv.cq$id: $dh of $d completions on CPU $grp; "
 	done
 	echo "figure: $((2 * NCPUS)) connections pingpong, $((8 * NCPUS)) streaming 32 messages each, $NCPUS CPUs, hops home $(ep_stat srv cq_home_hops): $seen"
 	# shellcheck disable=SC2086
