@@ -31,12 +31,10 @@ enum cqn_cq_share {
  * A shared engine goes to its group's CPU once a wakeup hands over
  * CQN_SHARE_BUSY completions (a quarter of an event-mode wakeup's budget),
  * and stays where its events come once a wakeup an event started hands
- * over fewer than CQN_SHARE_IDLE and none has handed over that many for
- * CQN_SHARE_IDLE_MS (cqn_share_busy()).
+ * over fewer than CQN_SHARE_IDLE (cqn_share_busy()).
  */
-#define CQN_SHARE_BUSY		64
-#define CQN_SHARE_IDLE		8
-#define CQN_SHARE_IDLE_MS	20
+#define CQN_SHARE_BUSY	64
+#define CQN_SHARE_IDLE	8
 
 extern const char *const cqn_cq_share_names[];
 
@@ -44,6 +42,6 @@ u32 cqn_share_group(u32 share, u32 conn_id, u32 ncpus);
 u32 cqn_share_vector(u32 share, u32 group, u32 conn_id, u32 nvec);
 u32 cqn_share_slots(u32 share, u32 per_qp, u32 expected, u32 ncpus, u32 max_cqe);
 bool cqn_share_joinable(u32 nqps, u32 slots, bool retired);
-bool cqn_share_busy(bool busy, u32 done, bool from_event, u64 now_ns, u64 *active_ns);
+bool cqn_share_busy(bool busy, u32 done, bool from_event);
 
 #endif /* _CQN_SHARE_H */

@@ -268,7 +268,6 @@ struct cqn_cq_faults {
  * @work_cpu: the CPU a busy engine's @work runs on (cqn_cq_set_home()), or
  *	WORK_CPU_UNBOUND: the one that queues it
  * @busy: the last wakeups found a backlog (cqn_share_busy())
- * @share_active_ns: when a wakeup last found CQN_SHARE_IDLE completions
  * @iop: irqpoll mode: processes the CQ after an event, in softirq context
  *	(irq_poll, with a budget); disabled in every other mode
  * @iop_on: @iop is enabled
@@ -316,7 +315,6 @@ struct cqn_cq {
 	struct work_struct hop;
 	int work_cpu;
 	bool busy;
-	u64 share_active_ns;
 	struct irq_poll iop;
 	bool iop_on;
 	bool from_event;

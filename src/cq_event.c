@@ -163,7 +163,7 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 	if (from_event && cqn_cq_moder_hold(c))
 		return CQN_NEXT_SLEEP;
 	done = cqn_cq_process(c, budget, from_event);
-	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done, from_event, t0, &c->share_active_ns));
+	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done, from_event));
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
 	if (done >= budget ||

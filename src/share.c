@@ -114,33 +114,23 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_share_joinable);
  * @busy: what it was
  * @done: completions the wakeup handed over
  * @from_event: an event started the wakeup (not the one before it)
- * @now_ns: when the wakeup started
- * @active_ns: when a wakeup last handed over CQN_SHARE_IDLE completions or
- *	more; updated
  *
  * A busy engine of cq_share=cpu takes its next wakeups on its group's CPU;
  * an idle one where its event was taken (cqn_cq_queue_work()). Busy from
- * CQN_SHARE_BUSY completions a wakeup. Idle again when a wakeup that an
- * event started finds fewer than CQN_SHARE_IDLE and none has found that
- * many for CQN_SHARE_IDLE_MS: a busy engine at home on a CPU of its own
- * keeps up with its stream, so its wakeups there find a few completions
- * each, and idle at the first of them it went back to the CPU of its
- * events, to build a backlog there and come home again (2026-12-04, stock
- * 6.1: 21-29 % of the completions at home). In between, and after the
- * short wakeup that ends a burst (what is left after a long one), it
- * stays what it was.
+ * CQN_SHARE_BUSY completions a wakeup; idle again when a wakeup that an
+ * event started finds fewer than CQN_SHARE_IDLE. In between, and after
+ * the short wakeup that ends a burst (what is left after a long one), it
+ * stays what it was, so an engine with a backlog is not sent back and
+ * forth.
  *
  * Context: any.
  * Return: whether it is busy now.
  */
-bool cqn_share_busy(bool busy, u32 done, bool from_event, u64 now_ns, u64 *active_ns)
+bool cqn_share_busy(bool busy, u32 done, bool from_event)
 {
-	if (done >= CQN_SHARE_IDLE)
-		*active_ns = now_ns;
 	if (done >= CQN_SHARE_BUSY)
 		return true;
-	if (from_event && done < CQN_SHARE_IDLE &&
-	    now_ns - *active_ns >= (u64)CQN_SHARE_IDLE_MS * NSEC_PER_MSEC)
+	if (from_event && done < CQN_SHARE_IDLE)
 		return false;
 	return busy;
 }

@@ -242,13 +242,13 @@ share_cpu_events()
 # With cq_share=cpu a busy event-mode engine works on its group's CPU,
 # whichever CPU the provider raised its events on (rxe has one completion
 # vector): with 32 messages in flight a connection, at least 3/4 of every
-# engine's polls and a third of its completions are taken at home. An
-# engine at home keeps up and finds a few completions a wakeup; when it
-# goes idle (cqn_share_busy()), its next wakeup on the CPU of its events
-# finds a backlog of a hundred or more. With idle at the first small
-# wakeup, as at first, stock 6.1 took 84-91 % of the off-home engine's
-# polls at home but only 21-29 % of its completions; idle only after 20 ms
-# without a wakeup of 8, 65-90 % (2026-12-04). An engine
+# engine's polls are taken at home. The figure has the completions too,
+# not asserted: on 6.12 all are taken at home; on stock 6.1 the engine at
+# home keeps up, finds a few a wakeup, goes idle (cqn_share_busy()) and
+# takes its next wakeup's backlog of a hundred or more on its events' CPU,
+# so 84-91 % of the off-home engine's polls but 15-29 % of its completions
+# were at home (2026-12-04; going idle only after 20 ms of small wakeups
+# gave 65-90 % in three runs and 15 % in a fourth, and was not kept). An engine
 # that finds a message or two at a time (pingpong) stays on the CPU of its
 # events: at least 3/4 of the wakeups an event started run there. Both
 # halves are what make the CPUs share a shared CQ's load without moving
@@ -277,7 +277,6 @@ share_cpu_busy_engines_go_home()
 		seen+="stream srv.cq$id (group $grp): $n polls, $h at home, $d completions, $dh at home, events on CPUs [$(share_cpu_events "srv.cq$id")]; "
 		[ "$n" -gt 0 ] && [ "$d" -gt 0 ] || bad+="stream: srv.cq$id polled nothing; "
 		[ $((h * 4)) -ge $((n * 3)) ] || bad+="stream: srv.cq$id: $h of $n polls on CPU $grp; "
-		[ $((dh * 3)) -ge "$d" ] || bad+="stream: srv.cq$id: $dh of $d completions on CPU $grp; "
 	done
 	echo "figure: $((2 * NCPUS)) connections pingpong, $((8 * NCPUS)) streaming 32 messages each, $NCPUS CPUs, hops home $(ep_stat srv cq_home_hops): $seen"
 	# shellcheck disable=SC2086
