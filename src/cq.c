@@ -466,10 +466,10 @@ void cqn_cq_drain_end(struct cqn_cq *c)
  * After a short drain a QP's completions may come after it is destroyed,
  * handed over by the engine's wakeups or by cqn_cq_flush(): their
  * handlers then find the QP's context with cqn_wc_qp_context(), not
- * through wc->qp, which points to freed memory. Until cqn_cq_qp_gone(),
- * no other QP can be created at @qp's address and have completions in the
- * CQ: it would have to be connected first, and @g is taken off as soon as
- * the CQ holds nothing of @qp's any more.
+ * through wc->qp, which points to freed memory. Entries are matched by
+ * address alone: a QP created at @qp's address before cqn_cq_qp_gone()
+ * would be taken for it, which needs it connected and receiving within
+ * the few milliseconds between the destroy and the flush; not guarded.
  *
  * Context: process context; the caller serialises changes to the engine.
  */

@@ -1041,10 +1041,11 @@ poll_thread_gives_way()
 		p0=$(cpu_ticks "$pid") w0=${EPOCHREALTIME/./}
 		for ((i = 0; i < 30; i++)); do
 			sleep 1
-			[ $(($(cpu_ticks "$pid") - p0)) -ge 5 ] && break
+			pollt=$(($(cpu_ticks "$pid") - p0))
+			[ "$pollt" -ge 5 ] && break
 		done
 		line+=" $prio after $(((${EPOCHREALTIME/./} - w0) / 1000)) ms to run 5 ticks"
-		line+=" ($(($(cpu_ticks "$pid") - p0)) in the end):"
+		line+=" ($pollt in the end):"
 		w0=${EPOCHREALTIME/./}
 		read -ra s0 <<<"$(cpu_stat 1)"
 		t0=$(cpu_ticks $hog) p0=$(cpu_ticks "$pid") m0=$(ep_stat cli msgs_verified)
