@@ -860,7 +860,7 @@ trace_cq_modify()
 # The server stays in event mode: its CQ is cqnotify's own, never the core's.
 core_dim_levels()
 {
-	local mode eff cqs id n=0 mods last i chg lvl good above=
+	local mode eff cqs id n=0 mods i chg lvl cnt per good readings trace programmed above=
 
 	setup || return 1
 	trace_cq_modify on || return 1
@@ -892,39 +892,47 @@ core_dim_levels()
 		fi
 		# The values reported are ones the core programmed on this CQ:
 		# for 10 s, each reading's count and period must be in the
-		# rdma_core:cq_modify trace (read after it; a level DIM has just
-		# picked is programmed by its work item a moment later, so a
-		# value not there yet is looked for again 2 s on), and some
-		# reading in one of the two modes must be above level 0, whose
-		# values are not the table's first row (on the debug kernel DIM
-		# in softirq mode keeps falling back to 0 at once). (Whether the
-		# level shown is the one last
-		# programmed cannot be judged from user space: in softirq mode
-		# DIM changes level every few milliseconds.)
+		# rdma_core:cq_modify trace, read once after them (a level DIM
+		# has just picked is programmed by its work item a moment
+		# later: the trace is read 2 s after the last reading; reading
+		# it, which formats every entry, after each of the 40 readings
+		# took most of a minute under TCG), and some reading in one of
+		# the two modes must be above level 0, whose values are not the
+		# table's first row (on the debug kernel DIM in softirq mode
+		# keeps falling back to 0 at once). (Whether the level shown is
+		# the one last programmed cannot be judged from user space: in
+		# softirq mode DIM changes level every few milliseconds.)
 		good=()
+		readings=()
 		for ((i = 0; i < 40; i++)); do
 			eff=$(ep_attr cli moderation_effective)
-			sleep 0.25
 			[[ $eff =~ ^core\ dim\ level=([0-8])\ count=([0-9]+)\ period=([0-9]+)$ ]] ||
 				{ fail "$mode: moderation_effective '$eff' under the core's DIM"; return 1; }
-			lvl=${BASH_REMATCH[1]}
-			last="cq_modify: cq.id=$id comps=${BASH_REMATCH[2]} usec=${BASH_REMATCH[3]}\$"
-			grep -qE "$last" /sys/kernel/tracing/trace || { sleep 2; grep -qE "$last" /sys/kernel/tracing/trace; } ||
-				{ fail "$mode: '$eff', which the core never programmed on cq $id: $(grep -oE "cq.id=$id comps=[0-9]+ usec=[0-9]+" /sys/kernel/tracing/trace | sort -u | sed -E 's/.*comps=([0-9]+) usec=([0-9]+)/\1\/\2/' | paste -sd ' ')"; return 1; }
+			readings+=("${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}")
+			sleep 0.25
+		done
+		sleep 2
+		ep_enable cli 0 || return 1
+		check_stopped cli || return 1
+		trace=$(cat /sys/kernel/tracing/trace)
+		programmed=$(grep -oE "cq_modify: cq.id=$id comps=[0-9]+ usec=[0-9]+$" <<<"$trace" |
+			     sed -E 's/.*comps=([0-9]+) usec=([0-9]+)/\1\/\2/')
+		for ((i = 0; i < ${#readings[@]}; i++)); do
+			read -r lvl cnt per <<<"${readings[i]}"
+			grep -qx "$cnt/$per" <<<"$programmed" ||
+				{ fail "$mode: reading $i 'core dim level=$lvl count=$cnt period=$per', which the core never programmed on cq $id: $(sort -u <<<"$programmed" | paste -sd ' ')"; return 1; }
 			good[lvl]=1
 		done
 		for lvl in "${!good[@]}"; do
 			[ "$lvl" -gt 0 ] && above+="$mode:$lvl "
 		done
-		ep_enable cli 0 || return 1
-		check_stopped cli || return 1
 		chg=$(ep_stat cli core_dim_changes)
-		mods=$(grep -cE "cq_modify: cq.id=$id " /sys/kernel/tracing/trace)
+		mods=$(grep -c . <<<"$programmed")
 		[ "$chg" -le "$mods" ] ||
 			{ fail "$mode: $chg level changes counted, the core programmed $mods"; return 1; }
 		expect_eq "$(ep_stat cli sw_moder_timer_fires)" 0 "$mode: software moderation timer fires" ||
 			return 1
-		echo "figure: $mode under the core's DIM: '$eff'; levels read: ${!good[*]}; $chg level changes seen, $mods programmed; $(ep_stat cli cq_events) events for $(completions cli) completions; levels: $(grep -oE "cq.id=$id comps=[0-9]+ usec=[0-9]+" /sys/kernel/tracing/trace | sed -E 's/.*comps=([0-9]+) usec=([0-9]+)/\1\/\2/' | tail -n 12 | paste -sd ' ')"
+		echo "figure: $mode under the core's DIM: '$eff'; levels read: ${!good[*]}; $chg level changes seen, $mods programmed; $(ep_stat cli cq_events) events for $(completions cli) completions; levels: $(tail -n 12 <<<"$programmed" | paste -sd ' ')"
 		ep_remove cli
 	done
 	[ -n "$above" ] || [ -n "$DIM_MAY_STAY" ] ||
