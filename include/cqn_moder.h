@@ -44,6 +44,18 @@
 #define CQN_POLL_RATES_MIN_US		500
 /* Longest the poll thread leaves its CQ to the naps' events in one go. */
 #define CQN_POLL_RIDE_MAX_MS		20
+/*
+ * Once a ride or a steal says the host is busy, the poll thread polls on
+ * the CPU that takes its CQ's events for this long, then lets the
+ * scheduler place it again (cqn_poll_follow()).
+ */
+#define CQN_POLL_FOLLOW_MS		1000
+/*
+ * Let go, it stays free at least this long: time for the scheduler to
+ * spread threads that a quiet host no longer needs on one CPU (sharing a
+ * CPU, they would ride, and so look busy, for ever).
+ */
+#define CQN_POLL_FREE_MS		250
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 
@@ -108,6 +120,7 @@ u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome out
 			     u64 idle_ns);
 u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen);
 bool cqn_poll_stolen(u64 pass_ns, bool quiet);
+int cqn_poll_follow(int held, int cpu, int event_cpu, bool busy, u64 since_ns);
 void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);
 bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);

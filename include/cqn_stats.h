@@ -54,6 +54,7 @@
  * @CQN_STAT_cq_nap_wakeups: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_steals: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_rides: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_follows: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_home_hops: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
@@ -121,6 +122,7 @@ enum cqn_stat {
 	CQN_STAT_cq_nap_wakeups,
 	CQN_STAT_cq_poll_steals,
 	CQN_STAT_cq_poll_rides,
+	CQN_STAT_cq_poll_follows,
 	CQN_STAT_cq_home_hops,
 	CQN_STAT_cq_mode_switches,
 	CQN_STAT_cq_resizes,

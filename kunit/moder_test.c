@@ -281,6 +281,41 @@ static void cqn_moder_test_poll_stolen(struct kunit *test)
 }
 
 /*
+ * Following the events: a free thread is held only when the host is busy,
+ * to the CPU that takes its CQ's events if that is a lower one than its
+ * own, else to its own (two threads following each other meet, not swap);
+ * a held one moves down with the events, busy or not, and is let go after
+ * CQN_POLL_FOLLOW_MS whatever happens, then stays free CQN_POLL_FREE_MS.
+ */
+static void cqn_moder_test_poll_follow(struct kunit *test)
+{
+	u64 hold = US(CQN_POLL_FOLLOW_MS * 1000), free = US(CQN_POLL_FREE_MS * 1000);
+
+	/* Free: a quiet host leaves it to the scheduler. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, 0, false, free), -1);
+	/* A busy one holds it where the events are taken, if lower... */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, 0, true, free), 0);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 3, 2, true, hold * 5), 2);
+	/* ...else where it runs, and where it runs with no event taken yet. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 0, 1, true, free), 0);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, 1, true, free), 1);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, -1, true, free), 1);
+	/* Not before it has been free a while: the scheduler places it first. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, 0, true, free - 1), -1);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(-1, 1, 0, true, 0), -1);
+	/* Held: it stays, or moves down with the events, until the hold is over. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(1, 1, 1, false, hold - 1), 1);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(1, 1, 0, false, 10), 0);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(0, 0, 1, true, 10), 0);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(1, 1, -1, true, 10), 1);
+	/* Where the scheduler last ran it does not matter while held. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(1, 0, 1, false, 10), 1);
+	/* Then it is let go, even on a busy host. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(1, 1, 1, true, hold), -1);
+	KUNIT_EXPECT_EQ(test, cqn_poll_follow(0, 0, 0, false, hold + 1), -1);
+}
+
+/*
  * The poll thread's rates: each side adds up, halves once the two cover
  * CQN_POLL_RATES_WINDOW_MS, and a stretch longer than the window counts
  * as the window at its own rate.
@@ -420,6 +455,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_window),
 	KUNIT_CASE(cqn_moder_test_poll_nap),
 	KUNIT_CASE(cqn_moder_test_poll_stolen),
+	KUNIT_CASE(cqn_moder_test_poll_follow),
 	KUNIT_CASE(cqn_moder_test_poll_rates),
 	KUNIT_CASE(cqn_moder_test_poll_ride),
 	KUNIT_CASE(cqn_moder_test_dim_profile),

@@ -61,12 +61,15 @@
  *	at most 20 ms in a row. For 100 ms after a
  *	pass of its loop over an empty CQ took a millisecond with nothing
  *	else run on its CPU, time the host took its vCPU away
- *	(``cq_poll_steals``), it naps as soon as the CQ is empty. 0 spins
- *	always and never arms. The thread runs at nice 19 (``poll_priority``
- *	``low``, the default): every other task of its CPU, the connection
- *	manager's and rxe's work, a user's program, runs first when it is
- *	ready, so many poll threads cannot starve the connections they serve;
- *	``normal`` (nice 0) makes it share its CPU fairly instead.
+ *	(``cq_poll_steals``), it naps as soon as the CQ is empty. A ride or
+ *	a steal holds it for a second to one CPU, the one that takes its
+ *	CQ's events if lower-numbered (``cq_poll_follows``), so that a busy
+ *	host's exchange keeps to one vCPU. 0 spins always and never arms.
+ *	The thread runs at nice 19 (``poll_priority`` ``low``, the
+ *	default): every other task of its CPU, the connection manager's and
+ *	rxe's work, a user's program, runs first when it is ready, so many
+ *	poll threads cannot starve the connections they serve; ``normal``
+ *	(nice 0) makes it share its CPU fairly instead.
  *
  * ``adaptive``
  *	Like ``event``, but the wakeups run in a kernel thread of the engine's

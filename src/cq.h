@@ -282,6 +282,8 @@ struct cqn_cq_faults {
  *	work item may process it; CQN_NAP_BUSY, the work item does
  * @nap_carried: poll mode: completions the work item handed over during
  *	naps so far (written by the work item only)
+ * @nap_cpu: poll mode: the CPU where the work item last handed completions
+ *	over during a nap (the CPU that took their event), -1 before that
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
@@ -324,6 +326,7 @@ struct cqn_cq {
 	unsigned long spin_kicked;
 	unsigned long nap;
 	u32 nap_carried;
+	int nap_cpu;
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;

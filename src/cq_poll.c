@@ -24,7 +24,11 @@
  * (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after one the thread
  * naps as soon as the CQ is empty, whatever poll_idle_us, so that on a
  * host with no CPU to spare the vCPU that would answer gets the time this
- * one would spin away. poll_idle_us 0 spins always. The thread runs at
+ * one would spin away. A ride or a steal also holds the thread to one CPU
+ * for CQN_POLL_FOLLOW_MS (``cq_poll_follows``, cqn_poll_follow()): the
+ * one that takes its CQ's events if lower-numbered, else its own, so that
+ * on a busy host both peers of a guest and the provider's work share one
+ * vCPU and the other halts. poll_idle_us 0 spins always. The thread runs at
  * nice 19 unless poll_priority is normal: the tasks it would otherwise
  * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
  * first.
@@ -35,6 +39,7 @@
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 
 #include "cq.h"
 
@@ -99,8 +104,11 @@ static void cqn_cq_nap_work(struct cqn_cq *c)
 		WRITE_ONCE(c->from_event, false);
 		cqn_stat_inc(c->stats, CQN_STAT_cq_nap_wakeups);
 		n = cqn_cq_process(c, CQN_EVENT_BUDGET, true);
-		if (n > 0)
+		if (n > 0) {
 			WRITE_ONCE(c->nap_carried, c->nap_carried + n);
+			/* cqn_wq is per CPU: this is the CPU that took the event. */
+			WRITE_ONCE(c->nap_cpu, raw_smp_processor_id());
+		}
 		if (n >= CQN_EVENT_BUDGET)
 			again = true;
 		else if (READ_ONCE(c->state) == CQN_CQS_RUNNING)
@@ -155,8 +163,9 @@ static bool cqn_poll_pass_start(struct cqn_poll_pass *p, u64 now)
  * microseconds, and again, the CQ left armed, while cqn_poll_ride() says the
  * naps' events hand completions over faster than the thread did while it
  * held the CQ (``cq_poll_rides``). @r gets each sleep's figures.
+ * Return: it rode: the events carried the CQ for a nap after the first.
  */
-static void cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
+static bool cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 {
 	u64 t0, now, ride_start = cqn_cq_clock();
 	bool riding = false;
@@ -170,22 +179,49 @@ static void cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 		carried = READ_ONCE(c->nap_carried) - carried;
 		cqn_poll_rates_add(r, true, carried, now - t0);
 		if (kthread_should_stop() || !cqn_poll_ride(r, riding, now - ride_start))
-			return;
+			return riding;
 		riding = true;
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_rides);
 		nap = min_t(u32, nap * 2, CQN_POLL_NAP_MAX_US);
 	}
 }
 
+/*
+ * Hold the thread to the CPU cqn_poll_follow() says, or let it go: *@held
+ * is the CPU it is held to (-1: free), *@since when it was last held or
+ * let go. A thread bound by poll_cpu stays where it was bound.
+ */
+static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool busy, u64 now)
+{
+	int cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
+				  now - *since);
+
+	if (cpu == *held || (current->flags & PF_NO_SETAFFINITY))
+		return;
+	if (cpu < 0) {
+		set_cpus_allowed_ptr(current, housekeeping_cpumask(HK_TYPE_KTHREAD));
+		*held = -1;
+		*since = now;
+		return;
+	}
+	if (!cpu_online(cpu) || set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		return;
+	if (*held < 0)
+		*since = now;
+	*held = cpu;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_follows);
+}
+
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
 	u64 t0, now, idle_since = cqn_cq_clock(), stolen_until = 0;
-	u64 held_since = idle_since;
+	u64 held_since = idle_since, follow_since = 0;
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
 	u32 nap = 0, held = 0;
-	int n;
+	int n, follow = -1;
+	bool rode;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
@@ -206,16 +242,19 @@ static int cqn_cq_poll_thread(void *arg)
 						now < stolen_until);
 		if (!nap) {
 			pass.empty = !n;
+			if (follow >= 0)
+				cqn_cq_poll_follow(c, &follow, &follow_since, false, now);
 			cond_resched();
 			continue;
 		}
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
 		cqn_poll_rates_add(&rates, false, held, now - held_since);
-		if (cqn_cq_nap_arm(c))
-			cqn_cq_poll_nap(c, nap, &rates);
+		rode = cqn_cq_nap_arm(c) && cqn_cq_poll_nap(c, nap, &rates);
 		cqn_cq_nap_end(c);
 		held_since = cqn_cq_clock();
 		held = 0;
+		cqn_cq_poll_follow(c, &follow, &follow_since, rode || held_since < stolen_until,
+				   held_since);
 	}
 	return 0;
 }
@@ -225,6 +264,7 @@ static int cqn_cq_poll_run(struct cqn_cq *c)
 	struct task_struct *p;
 	s32 cpu = READ_ONCE(c->params.poll_cpu);
 
+	WRITE_ONCE(c->nap_cpu, -1);
 	p = kthread_create(cqn_cq_poll_thread, c, "cqn-poll/%s", c->name);
 	if (IS_ERR(p))
 		return PTR_ERR(p);

@@ -287,6 +287,48 @@ bool cqn_poll_stolen(u64 pass_ns, bool quiet)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_stolen);
 
 /**
+ * cqn_poll_follow() - the CPU the poll thread polls on next
+ * @held: the CPU it is held to, or -1: free, wherever the scheduler puts it
+ * @cpu: the CPU it runs on
+ * @event_cpu: the CPU that took its CQ's last event while it napped (the
+ *	naps' work item ran there), or -1: none yet
+ * @busy: the nap just ended rode the events, or a pass was stolen lately
+ *	(cqn_poll_ride(), cqn_poll_stolen()): the host is busy
+ * @since_ns: how long it has been held, or free
+ *
+ * On a quiet host two polling vCPUs answer each other at once, and the
+ * scheduler spreads the threads. On a busy host every vCPU the exchange
+ * keeps busy is one more thread the host runs in turns with its other
+ * work: a completion the provider made on one vCPU waits for the host to
+ * run the other, whose thread polls for it, and an exchange whose
+ * provider, work items and threads stay on one vCPU leaves the other one
+ * halted (the events' work item does, in event mode). So once the host is
+ * busy the thread is held to a CPU, where the events are taken if that is
+ * a lower-numbered CPU than its own, else its own: two threads whose
+ * events each take on the other's CPU (the peers of one guest) meet on the
+ * lower one instead of swapping places, and the scheduler does not pull a
+ * held thread to a vCPU it would wake. After CQN_POLL_FOLLOW_MS it is let
+ * go, whatever happens meanwhile, and stays free for CQN_POLL_FREE_MS at
+ * least: threads held to one CPU ride on because they share it, so it
+ * takes a ride or a steal of a thread the scheduler has had time to place
+ * to say the host is still busy.
+ *
+ * Context: any.
+ * Return: the CPU to hold the thread to, or -1 to let it go.
+ */
+int cqn_poll_follow(int held, int cpu, int event_cpu, bool busy, u64 since_ns)
+{
+	if (held >= 0 && since_ns >= (u64)CQN_POLL_FOLLOW_MS * NSEC_PER_MSEC)
+		return -1;
+	if (held < 0 && (!busy || since_ns < (u64)CQN_POLL_FREE_MS * NSEC_PER_MSEC))
+		return -1;
+	if (held >= 0)
+		cpu = held;
+	return event_cpu >= 0 && event_cpu < cpu ? event_cpu : cpu;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_follow);
+
+/**
  * cqn_poll_rates_add() - account for a stretch of the poll thread's time
  * @r: the rates
  * @carried: the stretch was a nap (the events carried it); false, the

@@ -53,6 +53,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_nap_wakeups] = "cq_nap_wakeups",
 	[CQN_STAT_cq_poll_steals] = "cq_poll_steals",
 	[CQN_STAT_cq_poll_rides] = "cq_poll_rides",
+	[CQN_STAT_cq_poll_follows] = "cq_poll_follows",
 	[CQN_STAT_cq_home_hops] = "cq_home_hops",
 	[CQN_STAT_cq_mode_switches] = "cq_mode_switches",
 	[CQN_STAT_cq_resizes] = "cq_resizes",

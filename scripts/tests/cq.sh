@@ -18,6 +18,7 @@ ALL_TESTS="
 	poll_naps_when_idle
 	poll_naps_when_stolen
 	poll_rides_faster_events
+	poll_follows_its_events
 	solicited_only_traffic
 	live_resize
 	core_mode_switch_refused
@@ -722,6 +723,69 @@ poll_rides_faster_events()
 		{ fail "$r rides for $n naps: the thread took the CQ back after its naps while the events carried the exchange"; return 1; }
 	[ $((w * 2)) -ge "$m" ] ||
 		{ fail "$w nap wakeups for $m messages: the thread held the CQ"; return 1; }
+	stop_endless_clean "" || return 1
+	ep_remove cli srv
+}
+
+# poll_allowed PID: the CPUs thread PID may run on.
+poll_allowed()
+{
+	awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"
+}
+
+# On a busy host poll mode's threads keep to one CPU (cqn_poll_follow(),
+# cq_poll_follows): a ride or a steal holds a thread for a second to the
+# CPU that takes its CQ's events if that is a lower one, else to its own,
+# so the two peers of one guest meet where the provider works for both;
+# then it is free again. Both ends poll (poll_priority normal,
+# poll_idle_us 1000) in a pingpong while a CPU-bound loop at nice 0 runs
+# on every CPU, the guest's picture of a host with no CPU to spare: both
+# threads must be held (cq_poll_follows on each side), in at least a
+# quarter of 40 looks 0.1 s apart to one and the same CPU, and with the
+# loops gone both must be free again (allowed every CPU) within 10 s.
+# Nothing is lost.
+poll_follows_its_events()
+{
+	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 after=0 all free=
+
+	setup || return 1
+	all=$(poll_allowed $$)
+	start_server cq_mode=poll poll_priority=normal poll_idle_us=1000 || return 1
+	endless_client cli cq_mode=poll poll_priority=normal poll_idle_us=1000 \
+		workload=pingpong queue_depth=1 msg_size=64 || return 1
+	wait_stat 60 cli msgs_verified -gt 20 || return 1
+	cp=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1) sp=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
+	[ -n "$cp" ] && [ -n "$sp" ] || { fail "no cqn-poll thread of cli ('$cp') or srv ('$sp')"; return 1; }
+	fc=$(ep_stat cli cq_poll_follows) fs=$(ep_stat srv cq_poll_follows)
+	for ((cpu = 0; cpu < $(nproc); cpu++)); do
+		taskset -c $cpu sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	for ((i = 0; i < 40; i++)); do
+		sleep 0.1
+		ca=$(poll_allowed "$cp") sa=$(poll_allowed "$sp")
+		[ "$ca" != "$all" ] && [ "$sa" != "$all" ] && held=$((held + 1))
+		[ "$ca" = "$sa" ] && [ "$ca" != "$all" ] && same=$((same + 1))
+	done
+	fc=$(($(ep_stat cli cq_poll_follows) - fc)) fs=$(($(ep_stat srv cq_poll_follows) - fs))
+	kill "${hogs[@]}"
+	wait "${hogs[@]}" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		[ "$(poll_allowed "$cp")" = "$all" ] && [ "$(poll_allowed "$sp")" = "$all" ] &&
+			{ free=$i; break; }
+		sleep 0.1
+	done
+	for ((i = 0; i < 40; i++)); do
+		sleep 0.1
+		[ "$(poll_allowed "$cp")" != "$all" ] || [ "$(poll_allowed "$sp")" != "$all" ] &&
+			after=$((after + 1))
+	done
+	echo "figure: beside a loop on every CPU: $fc follows of cli's thread, $fs of srv's; both held in $held of 40 looks, to the same CPU in $same; free again $([ -n "$free" ] && echo "after $free looks" || echo "never") without the loops, then one held in $after of 40 looks"
+	[ "$fc" -gt 0 ] && [ "$fs" -gt 0 ] ||
+		{ fail "a thread never held to a CPU beside the loops (cli $fc, srv $fs)"; return 1; }
+	[ $((same * 4)) -ge 40 ] ||
+		{ fail "both threads on one CPU in $same of 40 looks (held in $held)"; return 1; }
+	[ -n "$free" ] || { fail "a thread still held 10 s after the loops ended: cli $(poll_allowed "$cp"), srv $(poll_allowed "$sp")"; return 1; }
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }
