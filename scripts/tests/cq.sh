@@ -737,16 +737,23 @@ poll_allowed()
 # cq_poll_follows): a ride or a steal holds a thread for a second to the
 # CPU that takes its CQ's events if that is a lower one, else to its own,
 # so the two peers of one guest meet where the provider works for both;
-# then it is free again. Both ends poll (poll_priority normal,
-# poll_idle_us 1000) in a pingpong while a CPU-bound loop at nice 0 runs
-# on every CPU, the guest's picture of a host with no CPU to spare: both
-# threads must be held (cq_poll_follows on each side), in at least a
-# quarter of 40 looks 0.1 s apart to one and the same CPU, and with the
-# loops gone both must be free again (allowed every CPU) within 10 s.
-# Nothing is lost.
+# then it is free a quarter second at least. Both ends poll
+# (poll_priority normal, poll_idle_us 1000, so that the threads run beside
+# the loops and rarely nap in a quiet pingpong) while a CPU-bound loop at
+# nice 0 runs on every CPU, the guest's picture of a host with no CPU to
+# spare: both threads must be held in at least a quarter of 40 looks 0.1 s
+# apart, in nine of ten such looks to one and the same CPU; with the loops
+# gone both must be free again (allowed every CPU) within 10 s. Nothing is
+# lost. Measured 2026-12-05: both held in 23-38 of 40 looks, always to one
+# CPU (6.1 and 6.12); threads held where they run instead (the planted bug
+# poll-follow-ignores-events): to one CPU in 13 of the 16 looks that found
+# both held. A hold starts on a quiet guest too, after a steal (the host's
+# own noise: 0-4 in a quiet 4 s bench run) or a ride (here, where the
+# threads share a vCPU with a kworker): a thread is held in most looks
+# before the loops and after them; free again is what marks the hold's end.
 poll_follows_its_events()
 {
-	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 after=0 all free=
+	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 before=0 after=0 all free=
 
 	setup || return 1
 	all=$(poll_allowed $$)
@@ -756,7 +763,11 @@ poll_follows_its_events()
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
 	cp=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1) sp=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
 	[ -n "$cp" ] && [ -n "$sp" ] || { fail "no cqn-poll thread of cli ('$cp') or srv ('$sp')"; return 1; }
-	fc=$(ep_stat cli cq_poll_follows) fs=$(ep_stat srv cq_poll_follows)
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.1
+		[ "$(poll_allowed "$cp")" != "$all" ] || [ "$(poll_allowed "$sp")" != "$all" ] &&
+			before=$((before + 1))
+	done
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		taskset -c $cpu sh -c 'while :; do :; done' &
 		hogs+=($!)
@@ -767,7 +778,7 @@ poll_follows_its_events()
 		[ "$ca" != "$all" ] && [ "$sa" != "$all" ] && held=$((held + 1))
 		[ "$ca" = "$sa" ] && [ "$ca" != "$all" ] && same=$((same + 1))
 	done
-	fc=$(($(ep_stat cli cq_poll_follows) - fc)) fs=$(($(ep_stat srv cq_poll_follows) - fs))
+	fc=$(ep_stat cli cq_poll_follows) fs=$(ep_stat srv cq_poll_follows)
 	kill "${hogs[@]}"
 	wait "${hogs[@]}" 2>/dev/null
 	for ((i = 0; i < 100; i++)); do
@@ -775,16 +786,16 @@ poll_follows_its_events()
 			{ free=$i; break; }
 		sleep 0.1
 	done
-	for ((i = 0; i < 40; i++)); do
+	for ((i = 0; i < 20; i++)); do
 		sleep 0.1
 		[ "$(poll_allowed "$cp")" != "$all" ] || [ "$(poll_allowed "$sp")" != "$all" ] &&
 			after=$((after + 1))
 	done
-	echo "figure: beside a loop on every CPU: $fc follows of cli's thread, $fs of srv's; both held in $held of 40 looks, to the same CPU in $same; free again $([ -n "$free" ] && echo "after $free looks" || echo "never") without the loops, then one held in $after of 40 looks"
-	[ "$fc" -gt 0 ] && [ "$fs" -gt 0 ] ||
-		{ fail "a thread never held to a CPU beside the loops (cli $fc, srv $fs)"; return 1; }
-	[ $((same * 4)) -ge 40 ] ||
-		{ fail "both threads on one CPU in $same of 40 looks (held in $held)"; return 1; }
+	echo "figure: a thread held in $before of 20 looks before the loops; beside a loop on every CPU both held in $held of 40 looks, to the same CPU in $same ($fc follows of cli's thread, $fs of srv's in all); free again $([ -n "$free" ] && echo "after $free looks" || echo "never") without the loops, then a thread held in $after of 20 looks"
+	[ $((held * 4)) -ge 40 ] ||
+		{ fail "both threads held in $held of 40 looks beside the loops"; return 1; }
+	[ $((same * 10)) -ge $((held * 9)) ] ||
+		{ fail "both threads held to one CPU in $same of the $held looks that found both held: they did not meet"; return 1; }
 	[ -n "$free" ] || { fail "a thread still held 10 s after the loops ended: cli $(poll_allowed "$cp"), srv $(poll_allowed "$sp")"; return 1; }
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
