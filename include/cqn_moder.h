@@ -45,9 +45,9 @@
 /* Longest the poll thread leaves its CQ to the naps' events in one go. */
 #define CQN_POLL_RIDE_MAX_MS		20
 /*
- * Once a ride or a steal says the host is busy, the poll thread polls on
- * the CPU that takes its CQ's events for this long, then lets the
- * scheduler place it again (cqn_poll_follow()).
+ * Once a ride or a steal says the host is busy, the poll thread is held to
+ * one CPU (the one that takes its CQ's events, if lower-numbered) for this
+ * long, then lets the scheduler place it again (cqn_poll_follow()).
  */
 #define CQN_POLL_FOLLOW_MS		1000
 /*
