@@ -853,7 +853,7 @@ trace_cq_modify()
 # workqueue client's CQ carries it (the core says so in "rdma resource show
 # cq"), its level moves under a stream (core_dim_changes, seen by the
 # comp_handler, never more than the core's own modify_cq calls traced by
-# rdma_core:cq_modify for that CQ), moderation_effective reads "core dim
+# rdma_core:cq_modify for that CQ, plus the one its destroy may cancel), moderation_effective reads "core dim
 # level=L count=C period=P" with the values the core last programmed (the
 # trace's), and the engine's software moderation never runs. With it off
 # again, a new CQ carries no DIM, reports none, and nothing is programmed.
@@ -926,10 +926,16 @@ core_dim_levels()
 		for lvl in "${!good[@]}"; do
 			[ "$lvl" -gt 0 ] && above+="$mode:$lvl "
 		done
+		# A level DIM picked just before the CQ went is counted by the
+		# next event but never programmed: the core's destroy cancels
+		# its work item (rdma_dim_destroy: cancel_work_sync), and DIM
+		# picks no other level until that work has run. So one change
+		# more than the trace holds, never two (seen once on 6.12:
+		# 740 counted, 739 programmed).
 		chg=$(ep_stat cli core_dim_changes)
 		mods=$(grep -c . <<<"$programmed")
-		[ "$chg" -le "$mods" ] ||
-			{ fail "$mode: $chg level changes counted, the core programmed $mods"; return 1; }
+		[ "$chg" -le $((mods + 1)) ] ||
+			{ fail "$mode: $chg level changes counted, the core programmed $mods (one may be cancelled at destroy, no more)"; return 1; }
 		expect_eq "$(ep_stat cli sw_moder_timer_fires)" 0 "$mode: software moderation timer fires" ||
 			return 1
 		echo "figure: $mode under the core's DIM: '$eff'; levels read: ${!good[*]}; $chg level changes seen, $mods programmed; $(ep_stat cli cq_events) events for $(completions cli) completions; levels: $(tail -n 12 <<<"$programmed" | paste -sd ' ')"
