@@ -392,7 +392,7 @@ busy_run()
 	expect_write "$EP/poll_cpu" "$MAX_CPU" || return 1
 	read -r pid _ <<<"$(poll_pids t)"
 	[ -n "$pid" ] || { fail "no cqn-poll/t.* thread in poll mode"; return 1; }
-	expect_eq "$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")" "$MAX_CPU" \
+	expect_eq "$(thread_cpus "$pid")" "$MAX_CPU" \
 		"poll thread CPUs after poll_cpu $MAX_CPU" || return 1
 	# poll_priority: the poll thread's nice value ...
 	t_thread_nice_follows "$pid" poll || return 1

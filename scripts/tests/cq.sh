@@ -728,10 +728,17 @@ poll_rides_faster_events()
 	ep_remove cli srv
 }
 
-# poll_allowed PID: the CPUs thread PID may run on.
-poll_allowed()
+# looks_held A B ALL: in 20 looks 0.1 s apart, how many found thread A or
+# thread B allowed fewer CPUs than ALL (held).
+looks_held()
 {
-	awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"
+	local i n=0
+
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.1
+		[ "$(thread_cpus "$1")" != "$3" ] || [ "$(thread_cpus "$2")" != "$3" ] && n=$((n + 1))
+	done
+	echo $n
 }
 
 # On a busy host poll mode's threads keep to one CPU (cqn_poll_follow(),
@@ -757,28 +764,24 @@ poll_allowed()
 # client free, the server held, at every look of 10 s on 2026-12-05).
 poll_follows_its_events()
 {
-	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 before=0 after=0 all free= cfree= sfree=
+	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 before after all free= cfree= sfree=
 
 	setup || return 1
-	all=$(poll_allowed $$)
+	all=$(thread_cpus $$)
 	start_server cq_mode=poll poll_priority=normal poll_idle_us=1000 || return 1
 	endless_client cli cq_mode=poll poll_priority=normal poll_idle_us=1000 \
 		workload=pingpong queue_depth=1 msg_size=64 || return 1
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
 	cp=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1) sp=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
 	[ -n "$cp" ] && [ -n "$sp" ] || { fail "no cqn-poll thread of cli ('$cp') or srv ('$sp')"; return 1; }
-	for ((i = 0; i < 20; i++)); do
-		sleep 0.1
-		[ "$(poll_allowed "$cp")" != "$all" ] || [ "$(poll_allowed "$sp")" != "$all" ] &&
-			before=$((before + 1))
-	done
+	before=$(looks_held "$cp" "$sp" "$all")
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		taskset -c $cpu sh -c 'while :; do :; done' &
 		hogs+=($!)
 	done
 	for ((i = 0; i < 40; i++)); do
 		sleep 0.1
-		ca=$(poll_allowed "$cp") sa=$(poll_allowed "$sp")
+		ca=$(thread_cpus "$cp") sa=$(thread_cpus "$sp")
 		[ "$ca" != "$all" ] && [ "$sa" != "$all" ] && held=$((held + 1))
 		[ "$ca" = "$sa" ] && [ "$ca" != "$all" ] && same=$((same + 1))
 	done
@@ -790,16 +793,12 @@ poll_follows_its_events()
 	# each may be held again after its quarter second, out of step with
 	# the other's.
 	for ((i = 0; i < 100; i++)); do
-		[ -n "$cfree" ] || [ "$(poll_allowed "$cp")" != "$all" ] || cfree=$i
-		[ -n "$sfree" ] || [ "$(poll_allowed "$sp")" != "$all" ] || sfree=$i
+		[ -n "$cfree" ] || [ "$(thread_cpus "$cp")" != "$all" ] || cfree=$i
+		[ -n "$sfree" ] || [ "$(thread_cpus "$sp")" != "$all" ] || sfree=$i
 		[ -n "$cfree" ] && [ -n "$sfree" ] && { free=$i; break; }
 		sleep 0.1
 	done
-	for ((i = 0; i < 20; i++)); do
-		sleep 0.1
-		[ "$(poll_allowed "$cp")" != "$all" ] || [ "$(poll_allowed "$sp")" != "$all" ] &&
-			after=$((after + 1))
-	done
+	after=$(looks_held "$cp" "$sp" "$all")
 	echo "figure: a thread held in $before of 20 looks before the loops; beside a loop on every CPU both held in $held of 40 looks, to the same CPU in $same ($fc follows of cli's thread, $fs of srv's in all); each free again $([ -n "$free" ] && echo "by look $free (cli at $cfree, srv at $sfree)" || echo "not both (cli ${cfree:-never}, srv ${sfree:-never})") without the loops, then a thread held in $after of 20 looks"
 	[ $((held * 4)) -ge 40 ] ||
 		{ fail "both threads held in $held of 40 looks beside the loops"; return 1; }
@@ -1046,10 +1045,10 @@ poll_cpu_pins_thread()
 	ep_enable cli 1 && ep_wait_state cli running 60 || return 1
 	pid=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1)
 	[ -n "$pid" ] || { fail "no cqn-poll/cli.* thread"; ps -e | grep cqn >&2; return 1; }
-	allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")
+	allowed=$(thread_cpus "$pid")
 	expect_eq "$allowed" 1 "poll thread CPUs" || return 1
 	expect_write "$CQN_CFS/endpoints/cli/poll_cpu" 0 || return 1
-	allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")
+	allowed=$(thread_cpus "$pid")
 	expect_eq "$allowed" 0 "poll thread CPUs after a live change" || return 1
 	ep_enable cli 0 || return 1
 	expect_eq "$(ep_stat cli msg_errors)" 0 "msg_errors" || return 1

@@ -666,6 +666,13 @@ thread_nice()
 	echo "${f[18]}"
 }
 
+# thread_cpus PID: the CPUs thread PID may run on (Cpus_allowed_list, as
+# "0-1" or "1").
+thread_cpus()
+{
+	awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"
+}
+
 # thread_switches PID: PID's voluntary and involuntary context switches so
 # far, as "VOLUNTARY INVOLUNTARY" (0 0 once it is gone).
 thread_switches()
