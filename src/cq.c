@@ -342,6 +342,7 @@ struct cqn_cq *cqn_cq_create(struct ib_device *ibdev, const struct cqn_cq_params
 	c->mode_ops = cqn_cq_modes[c->mode];
 	c->state = CQN_CQS_PAUSED;
 	spin_lock_init(&c->lock);
+	mutex_init(&c->poll_cpus_lock);
 	INIT_LIST_HEAD(&c->gone);
 	INIT_WORK(&c->work, cqn_cq_work);
 	INIT_WORK(&c->hop, cqn_cq_home_hop);
@@ -367,6 +368,7 @@ err_moder:
 err_alloc:
 	kvfree(c->moder.stage);
 	kfree(c->wcs);
+	mutex_destroy(&c->poll_cpus_lock);
 	kfree(c);
 	return ERR_PTR(ret);
 }
@@ -604,13 +606,16 @@ void cqn_cq_destroy(struct cqn_cq *c)
 	cqn_cq_spin_stop(c);
 	kvfree(c->moder.stage);
 	kfree(c->wcs);
+	mutex_destroy(&c->poll_cpus_lock);
 	kfree(c);
 }
 
 /*
  * The tuning that needs no quiesce: the handlers read each value once per
  * use. A running poll thread takes its new priority and moves to the new
- * CPU at once; adaptive mode's thread takes the new priority.
+ * CPU at once (under poll_cpus_lock: a hold of the thread's own, begun
+ * before it saw the new poll_cpu, must not move it back); adaptive mode's
+ * thread takes the new priority.
  */
 static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 {
@@ -632,10 +637,12 @@ static void cqn_cq_take_tuning(struct cqn_cq *c, const struct cqn_cq_params *p)
 		WRITE_ONCE(c->window_us, p->poll_window_max_us);
 	if (cpu == c->params.poll_cpu)
 		return;
+	mutex_lock(&c->poll_cpus_lock);
 	WRITE_ONCE(c->params.poll_cpu, cpu);
 	if (c->poller)
 		set_cpus_allowed_ptr(c->poller, cpu >= 0 && cpu_online(cpu) ?
 				     cpumask_of(cpu) : cpu_possible_mask);
+	mutex_unlock(&c->poll_cpus_lock);
 }
 
 /* Quiesced: switch to @mode, which cqn_cq_mode_switch_check() allowed. */

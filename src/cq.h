@@ -18,6 +18,7 @@
 
 #include <linux/dim.h>
 #include <linux/irq_poll.h>
+#include <linux/mutex.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/prio.h>
 
@@ -284,6 +285,9 @@ struct cqn_cq_faults {
  *	naps so far (written by the work item only)
  * @nap_cpu: poll mode: the CPU where the work item last handed completions
  *	over during a nap (the CPU that took their event), -1 before that
+ * @poll_cpus_lock: poll mode: serialises changes to @poller's CPUs, by a
+ *	live poll_cpu (cqn_cq_take_tuning()) and by the thread's own holds
+ *	(cqn_cq_poll_follow()), so that a hold never undoes poll_cpu
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
@@ -327,6 +331,8 @@ struct cqn_cq {
 	unsigned long nap;
 	u32 nap_carried;
 	int nap_cpu;
+	/* serialises changes to @poller's CPUs (poll_cpu, its holds) */
+	struct mutex poll_cpus_lock;
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;

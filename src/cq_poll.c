@@ -189,27 +189,32 @@ static bool cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 /*
  * Hold the thread to the CPU cqn_poll_follow() says, or let it go: *@held
  * is the CPU it is held to (-1: free), *@since when it was last held or
- * let go. A thread bound by poll_cpu stays where it was bound.
+ * let go. A thread that poll_cpu binds, at its start or live, stays where
+ * it is bound: poll_cpus_lock orders this against a live poll_cpu, and a
+ * hold found under a poll_cpu set meanwhile just ends, its CPUs poll_cpu's.
  */
 static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool busy, u64 now)
 {
 	int cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
 				  now - *since);
 
-	if (cpu == *held || (current->flags & PF_NO_SETAFFINITY))
+	if (cpu == *held || (*held < 0 && READ_ONCE(c->params.poll_cpu) >= 0))
 		return;
-	if (cpu < 0) {
+	mutex_lock(&c->poll_cpus_lock);
+	if (c->params.poll_cpu >= 0) {
+		*held = -1;
+		*since = now;
+	} else if (cpu < 0) {
 		set_cpus_allowed_ptr(current, housekeeping_cpumask(HK_TYPE_KTHREAD));
 		*held = -1;
 		*since = now;
-		return;
+	} else if (cpu_online(cpu) && !set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
+		if (*held < 0)
+			*since = now;
+		*held = cpu;
+		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_follows);
 	}
-	if (!cpu_online(cpu) || set_cpus_allowed_ptr(current, cpumask_of(cpu)))
-		return;
-	if (*held < 0)
-		*since = now;
-	*held = cpu;
-	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_follows);
+	mutex_unlock(&c->poll_cpus_lock);
 }
 
 static int cqn_cq_poll_thread(void *arg)
