@@ -730,6 +730,22 @@ poll_rides_faster_events()
 	ep_remove cli srv
 }
 
+# poll_pair: a server and an endless pingpong client, both polling at
+# poll_priority normal and poll_idle_us 1000 (so that their threads run
+# beside loops at nice 0 and rarely nap); POLL_CP and POLL_SP are the PIDs
+# of the client's and the server's poll threads.
+poll_pair()
+{
+	start_server cq_mode=poll poll_priority=normal poll_idle_us=1000 || return 1
+	endless_client cli cq_mode=poll poll_priority=normal poll_idle_us=1000 \
+		workload=pingpong queue_depth=1 msg_size=64 || return 1
+	wait_stat 60 cli msgs_verified -gt 20 || return 1
+	POLL_CP=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1)
+	POLL_SP=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
+	[ -n "$POLL_CP" ] && [ -n "$POLL_SP" ] ||
+		{ fail "no cqn-poll thread of cli ('$POLL_CP') or srv ('$POLL_SP')"; return 1; }
+}
+
 # looks_held A B ALL: in 20 looks 0.1 s apart, how many found thread A or
 # thread B allowed fewer CPUs than ALL (held).
 looks_held()
@@ -770,12 +786,8 @@ poll_follows_its_events()
 
 	setup || return 1
 	all=$(thread_cpus $$)
-	start_server cq_mode=poll poll_priority=normal poll_idle_us=1000 || return 1
-	endless_client cli cq_mode=poll poll_priority=normal poll_idle_us=1000 \
-		workload=pingpong queue_depth=1 msg_size=64 || return 1
-	wait_stat 60 cli msgs_verified -gt 20 || return 1
-	cp=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1) sp=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
-	[ -n "$cp" ] && [ -n "$sp" ] || { fail "no cqn-poll thread of cli ('$cp') or srv ('$sp')"; return 1; }
+	poll_pair || return 1
+	cp=$POLL_CP sp=$POLL_SP
 	before=$(looks_held "$cp" "$sp" "$all")
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		taskset -c $cpu sh -c 'while :; do :; done' &
@@ -832,12 +844,8 @@ poll_cpu_outlasts_holds()
 	setup || return 1
 	all=$(thread_cpus $$)
 	last=$(($(nproc) - 1))
-	start_server cq_mode=poll poll_priority=normal poll_idle_us=1000 || return 1
-	endless_client cli cq_mode=poll poll_priority=normal poll_idle_us=1000 \
-		workload=pingpong queue_depth=1 msg_size=64 || return 1
-	wait_stat 60 cli msgs_verified -gt 20 || return 1
-	cp=$(pgrep -f '^\[?cqn-poll/cli\.' | head -n 1) sp=$(pgrep -f '^\[?cqn-poll/srv\.' | head -n 1)
-	[ -n "$cp" ] && [ -n "$sp" ] || { fail "no cqn-poll thread of cli ('$cp') or srv ('$sp')"; return 1; }
+	poll_pair || return 1
+	cp=$POLL_CP sp=$POLL_SP
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		taskset -c $cpu sh -c 'while :; do :; done' &
 		hogs+=($!)
