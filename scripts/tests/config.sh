@@ -239,6 +239,8 @@ busy_while_enabled()
 	expect_eq "$(cat "$EP/state")" running "server state" || return 1
 	ep_create c role=client addr=10.77.0.1 port=7999 workload=stream queue_depth=8 \
 		iterations=0 duration_ms=0 || return 1
+	# Armed before the traffic (lib.sh says why), traced further down.
+	trace_arm cqn_cq_arm || return 1
 	ep_enable c 1 && ep_wait_state c running 60 || return 1
 	wait_stat 30 t msgs_received -gt 20 || return 1
 	busy_run
@@ -249,8 +251,8 @@ busy_while_enabled()
 		printf 100 >"$CQN_CFS/endpoints/c/watchdog_ms" 2>/dev/null
 		sleep 1
 	fi
-	[ -d $TRACEFS/events/cqnotify ] && echo 0 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable
 	ep_remove c t
+	trace_disarm
 	return $rc
 }
 
@@ -355,8 +357,7 @@ busy_run()
 	expect_write "$EP/cq_mode" event || return 1
 	expect_eq "$(t_conn_stat cq_mode)" event "the connection's cq_mode" || return 1
 	# solicited_only 1: the server arms for solicited completions.
-	tracefs_up || return 1
-	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable && echo >$TRACEFS/trace || return 1
+	trace_start || return 1
 	t_moves || return 1
 	! grep -q 'cq=t\.[0-9]* cq_id=[0-9]* flags=solicited' $TRACEFS/trace ||
 		{ fail "solicited arms before solicited_only 1"; return 1; }
@@ -364,7 +365,7 @@ busy_run()
 	t_moves || return 1
 	grep -q 'cq=t\.[0-9]* cq_id=[0-9]* flags=solicited' $TRACEFS/trace ||
 		{ fail "no solicited arm with solicited_only 1"; return 1; }
-	echo 0 >$TRACEFS/events/cqnotify/cqn_cq_arm/enable
+	trace_stop
 	expect_write "$EP/solicited_only" 0 || return 1
 	# watchdog_ms 200: lost events no longer stall the connection. On the
 	# client: the watchdog looks for work outstanding (sends, echoes

@@ -1291,8 +1291,8 @@ tracepoints_fire()
 	echo 1 > $TRACEFS/events/cqnotify/enable
 	tracepoints_run
 	rc=$?
-	echo 0 > $TRACEFS/events/cqnotify/enable
-	echo >$TRACEFS/trace
+	ep_remove cli srv
+	trace_disarm
 	return $rc
 }
 
@@ -1446,9 +1446,8 @@ tracepoints_connection()
 	done
 	tracepoints_connection_run
 	rc=$?
-	echo 0 > $TRACEFS/events/cqnotify/enable
-	echo >$TRACEFS/trace
 	ep_remove cli cli2 srv2 srv
+	trace_disarm
 	[ $rc -eq 0 ] || return 1
 	expect_eq "$TR_BAD" "" "tracepoints"
 }
@@ -1511,7 +1510,7 @@ tracepoints_connection_run()
 	tr_want "round trips naming the stats' lqpn and cqn" "cqn_rtt: $c qpn=$lqpn cq_id=$cqn seq="
 	tr_none "steady traffic" "cqn_cq_fallback: |cqn_wc_error: |cqn_conn_state: |cqn_ep_state: "
 	# One event a message would wrap the buffer from here on.
-	echo 0 >$TRACEFS/events/cqnotify/cqn_rtt/enable
+	trace_mute cqn_rtt || return 1
 	printf 1000000 >"$CQN_DFS/cli/fault_drop_events" || { fail "fault_drop_events"; return 1; }
 	wait_stat 30 cli cq_watchdog_fires -ge 1 || return 1
 	wait_for 10 grep -q "cause=watchdog left" $TRACEFS/trace

@@ -305,10 +305,71 @@ check_stopped()
 		"$c: every echo verified" || return 1
 }
 
-# tracefs_up: tracefs is mounted at $TRACEFS (mounted here if it is not).
+# tracefs_up: tracefs is mounted at $TRACEFS (mounted here if it is not)
+# and tracing is on (a test that failed between trace_arm and trace_disarm
+# below may have left it off).
 tracefs_up()
 {
 	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
+	echo 1 >$TRACEFS/tracing_on
+}
+
+# Tracepoints under TCG. Enabling or disabling a tracepoint patches its
+# static-key jump in the kernel's text (text_poke_bp(): an int3 first, the
+# rest, then the first byte, each step synced across CPUs), and under TCG a
+# vCPU that runs the site while it is patched does not always survive it:
+# a stock 6.12 VM of make check died with "Oops: int3" on cqn_cq_poll's site
+# in cqn_cq_process() (2026-12-05) while share_cpu_trace enabled it under
+# traffic on both vCPUs. So a test switches cqnotify's events while no
+# traffic runs through their sites, and takes its window of traffic with
+# tracing_on (a flag, nothing patched) or an event's filter.
+
+# trace_arm EVENT...: tracing off, cqnotify's EVENTs enabled, the trace
+# empty. Before the traffic to trace starts.
+trace_arm()
+{
+	local e
+
+	tracefs_up || return 1
+	echo 0 >$TRACEFS/tracing_on || { fail "tracing_on 0"; return 1; }
+	for e; do
+		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
+	done
+	echo >$TRACEFS/trace
+}
+
+# trace_start: the trace emptied and tracing on: the armed events record.
+trace_start()
+{
+	echo >$TRACEFS/trace && echo 1 >$TRACEFS/tracing_on || { fail "tracing_on 1"; return 1; }
+}
+
+# trace_stop: tracing off; the trace keeps what it holds.
+trace_stop()
+{
+	echo 0 >$TRACEFS/tracing_on
+}
+
+# trace_mute EVENT: cqnotify's EVENT records nothing more, its site left as
+# it is (a filter no connection matches: QP 0 is the subnet manager's).
+trace_mute()
+{
+	echo 'qpn == 0' >$TRACEFS/events/cqnotify/$1/filter || { fail "filter on $1"; return 1; }
+}
+
+# trace_disarm: cqnotify's events off, their filters gone, the trace empty
+# and tracing on again. Once the traffic through their sites has stopped.
+trace_disarm()
+{
+	local f
+
+	[ -d $TRACEFS/events/cqnotify ] || return 0
+	echo 0 >$TRACEFS/events/cqnotify/enable
+	for f in $TRACEFS/events/cqnotify/*/filter; do
+		echo 0 >"$f"
+	done
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
 }
 
 # ep_create NAME [ATTR=VALUE...]: a new endpoint with those attributes.

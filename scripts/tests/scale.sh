@@ -195,20 +195,19 @@ share_cpu_trace()
 	shift
 	setup || return 1
 	start_server cq_share=cpu max_conns=$n cq_mode=event || return 1
+	trace_arm cqn_cq_event cqn_cq_poll || return 1
 	endless_client cli1 connections=$n cq_share=endpoint "$@" || return 1
 	wait_stat 60 cli1 msgs_verified -gt 100 || return 1
 	cqs_read srv || { fail "srv: cannot read cqs"; return 1; }
 	mapfile -t SHARED_CQS <<<"$(printf '%s\n' "${CQS[@]}" |
 		sed -n 's/^cq \([0-9]*\) .* group \([0-9]*\) .*/\1 \2/p')"
 	expect_eq "${#SHARED_CQS[@]}" "$NCPUS" "srv: engines with a group (cqs: ${CQS[*]})" || return 1
-	echo >$TRACEFS/trace
-	echo 1 >$TRACEFS/events/cqnotify/cqn_cq_event/enable &&
-		echo 1 >$TRACEFS/events/cqnotify/cqn_cq_poll/enable || { fail "no cqn_cq_event, cqn_cq_poll"; return 1; }
+	trace_start || return 1
 	sleep 2
-	echo 0 >$TRACEFS/events/cqnotify/enable
+	trace_stop
 	cat $TRACEFS/trace >/tmp/cqn-trace.txt
-	echo >$TRACEFS/trace
 	clients_stop 1
+	trace_disarm
 }
 
 # share_cpu_where ENGINE HOME: "POLLS HOME EVENTS FOLLOWED DONE DONE_HOME"
@@ -828,21 +827,18 @@ many_conns_teardown()
 # the stop began: one a pingpong connection.
 many_conns_stop_sends_nothing_more()
 {
-	local e closed late rc=0
+	local closed late rc=0
 
-	tracefs_up || return 1
 	setup || return 1
+	trace_arm cqn_rtt cqn_conn_state || return 1
 	many_up $MANY || return 1
-	echo >$TRACEFS/trace
-	for e in cqn_rtt cqn_conn_state; do
-		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
-	done
+	trace_start || return 1
 	ep_enable cli1 0 || rc=1
-	echo 0 >$TRACEFS/events/cqnotify/enable
-	[ $rc = 0 ] || return 1
+	trace_stop
 	read -r closed late <<<"$(awk '/cqn_conn_state: conn=cli1\.[0-9]+ .* to=closed / { c++; next }
 		c && /cqn_rtt: conn=cli1\./ { n++ } END { print c + 0, n + 0 }' $TRACEFS/trace)"
-	echo >$TRACEFS/trace
+	trace_disarm
+	[ $rc = 0 ] || return 1
 	expect_eq "$closed" $MANY "client connections traced closed" || return 1
 	[ "$late" -le $MANY ] || {
 		fail "$late round trips after the first of $MANY connections was drained (at most $MANY in flight at the stop)"
