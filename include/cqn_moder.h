@@ -26,6 +26,8 @@
 #define CQN_POLL_NAP_MIN_US		10
 /* Its longest nap: what a completion after a long gap may wait. */
 #define CQN_POLL_NAP_MAX_US		1000
+/* How far its learned spin may rise: this many times poll_idle_us. */
+#define CQN_POLL_SPIN_MAX_X		10
 /*
  * A pass of the poll loop that found the CQ empty and ran nothing else on
  * its CPU, yet took this long, lost its CPU to the host: a vCPU waiting
@@ -119,6 +121,8 @@ bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_peri
 u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
 			     u64 idle_ns);
 u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen);
+u32 cqn_poll_spin_now(u32 spin_us, u32 idle_us);
+u32 cqn_poll_spin_next(u32 spin_us, u32 idle_us, bool first, u64 gap_ns);
 bool cqn_poll_stolen(u64 pass_ns, bool quiet);
 int cqn_poll_follow(int held, int cpu, int event_cpu, bool busy, u64 since_ns);
 void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);

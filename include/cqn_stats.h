@@ -55,6 +55,7 @@
  * @CQN_STAT_cq_poll_steals: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_rides: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_follows: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_spin_raises: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_home_hops: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
@@ -123,6 +124,7 @@ enum cqn_stat {
 	CQN_STAT_cq_poll_steals,
 	CQN_STAT_cq_poll_rides,
 	CQN_STAT_cq_poll_follows,
+	CQN_STAT_cq_poll_spin_raises,
 	CQN_STAT_cq_home_hops,
 	CQN_STAT_cq_mode_switches,
 	CQN_STAT_cq_resizes,
@@ -188,12 +190,15 @@ struct cqn_stats_pcpu {
  * @hist_max: the largest value each histogram saw
  * @poll_window_us: adaptive mode's current polling window (largest of the
  *	live CQs; a gauge filled in by whoever sums live connections)
+ * @poll_spin_us: poll mode's current spin before a nap (largest of the
+ *	live CQs; a gauge, filled in the same way)
  */
 struct cqn_stats_sum {
 	u64 cnt[CQN_STAT_COUNT];
 	u64 hist[CQN_H_COUNT][CQN_HIST_BUCKETS];
 	u64 hist_max[CQN_H_COUNT];
 	u64 poll_window_us;
+	u64 poll_spin_us;
 };
 
 /**

@@ -229,6 +229,57 @@ static void cqn_moder_test_window(struct kunit *test)
 }
 
 /*
+ * The poll thread's spin before a nap: poll_idle_us until a first nap's
+ * event hands over a completion that came after a gap a spin of at most
+ * CQN_POLL_SPIN_MAX_X times poll_idle_us would have caught; then twice
+ * that gap. A nap that hands nothing over halves it, never below
+ * poll_idle_us; a later nap's completion, or one beyond the bound, leaves
+ * it; poll_idle_us 0 never naps, and a poll_idle_us changed live bounds
+ * what was learned.
+ */
+static void cqn_moder_test_poll_spin(struct kunit *test)
+{
+	u32 spin;
+
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(0, 100), 100U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(0, 0), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(700, 0), 0U);
+	/* 6.12's pingpong: the reply came 110 us after the thread's last completion. */
+	spin = cqn_poll_spin_next(0, 100, true, US(110));
+	KUNIT_EXPECT_EQ(test, spin, 220U);
+	/* Caught by spinning from then on; a slower one raises it again. */
+	spin = cqn_poll_spin_next(spin, 100, true, US(300));
+	KUNIT_EXPECT_EQ(test, spin, 600U);
+	/* A shorter one after it leaves it: the spin only grows with the gaps. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(spin, 100, true, US(230)), 600U);
+	/* Never beyond CQN_POLL_SPIN_MAX_X times poll_idle_us. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(spin, 100, true, US(900)),
+			100U * CQN_POLL_SPIN_MAX_X);
+	/* A gap beyond the bound, or a later nap's completion, teaches nothing. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(spin, 100, true, US(1001)), spin);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(spin, 100, false, US(150)), spin);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 100, false, US(150)), 100U);
+	/* Naps that hand nothing over: halved, to poll_idle_us at the least. */
+	spin = cqn_poll_spin_next(spin, 100, false, 0);
+	KUNIT_EXPECT_EQ(test, spin, 300U);
+	spin = cqn_poll_spin_next(spin, 100, true, 0);
+	KUNIT_EXPECT_EQ(test, spin, 150U);
+	spin = cqn_poll_spin_next(spin, 100, false, 0);
+	KUNIT_EXPECT_EQ(test, spin, 100U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(spin, 100, false, 0), 100U);
+	/* poll_idle_us 0: never a spin to nap after. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(600, 0, true, US(110)), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(600, 0, false, 0), 0U);
+	/* poll_idle_us lowered live to 20: 600 learned under 100 becomes 200. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(600, 20), 20U * CQN_POLL_SPIN_MAX_X);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(600, 20, false, 0), 100U);
+	/* Raised live to 500: what was learned under 100 is below it. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(220, 500), 500U);
+	/* A partial microsecond counts as one: the spin covers the gap. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 100, true, US(110) + 1), 222U);
+}
+
+/*
  * The poll thread's naps: none while the CQ was empty for less than
  * poll_idle_us, then CQN_POLL_NAP_MIN_US doubling to CQN_POLL_NAP_MAX_US;
  * none ever with poll_idle_us 0.
@@ -454,6 +505,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_staging_full),
 	KUNIT_CASE(cqn_moder_test_window),
 	KUNIT_CASE(cqn_moder_test_poll_nap),
+	KUNIT_CASE(cqn_moder_test_poll_spin),
 	KUNIT_CASE(cqn_moder_test_poll_stolen),
 	KUNIT_CASE(cqn_moder_test_poll_follow),
 	KUNIT_CASE(cqn_moder_test_poll_rates),

@@ -283,6 +283,11 @@ struct cqn_cq_faults {
  *	work item may process it; CQN_NAP_BUSY, the work item does
  * @nap_carried: poll mode: completions the work item handed over during
  *	naps so far (written by the work item only)
+ * @nap_hit_ns: poll mode: when the work item first handed completions over
+ *	in the current nap (0: not yet)
+ * @nap_last_ns: poll mode: when it last did
+ * @spin_us: poll mode: the spin @poller learned from its naps
+ *	(cqn_poll_spin_next(), 0 before it learned), for the stats
  * @nap_cpu: poll mode: the CPU where the work item last handed completions
  *	over during a nap (the CPU that took their event), -1 before that
  * @poll_cpus_lock: poll mode: serialises changes to @poller's CPUs, by a
@@ -330,6 +335,9 @@ struct cqn_cq {
 	unsigned long spin_kicked;
 	unsigned long nap;
 	u32 nap_carried;
+	u64 nap_hit_ns;
+	u64 nap_last_ns;
+	u32 spin_us;
 	int nap_cpu;
 	/* serialises changes to @poller's CPUs (poll_cpu, its holds) */
 	struct mutex poll_cpus_lock;

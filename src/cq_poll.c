@@ -3,7 +3,16 @@
  * The poll mode: a kernel thread per CQ busy-polls it and arms it only to
  * nap. Once the CQ has been empty for poll_idle_us the thread naps between
  * polls, 10 us first, doubling to 1 ms (cqn_poll_nap_next(),
- * ``cq_poll_naps``): an idle endpoint's thread stops holding a CPU, and on a
+ * ``cq_poll_naps``). A completion that the first nap's event hands over
+ * came just after the thread stopped spinning: it spins twice that gap
+ * from then on, up to CQN_POLL_SPIN_MAX_X times poll_idle_us, and each nap
+ * that hands nothing over halves that again (cqn_poll_spin_next(),
+ * ``poll_spin_us``), so a reply slower than poll_idle_us (6.12's rxe:
+ * about 110 us) is polled, not taken by an event; and after a nap whose
+ * event handed completions over the CQ counts as empty only from the
+ * last of them, so the thread spins again instead of napping on while
+ * the exchange goes on. An idle endpoint's
+ * thread stops holding a CPU, and on a
  * shared host a spinning vCPU stops taking the host CPU its peer's vCPU
  * needs to answer. A nap arms the CQ first: a completion that arrives
  * while the thread sleeps raises an event, and event mode's work item
@@ -24,14 +33,14 @@
  * (``cq_poll_steals``): for CQN_POLL_STEAL_HOLD_MS after one the thread
  * naps as soon as the CQ is empty, whatever poll_idle_us, so that on a
  * host with no CPU to spare the vCPU that would answer gets the time this
- * one would spin away. A ride or a steal also holds the thread to one CPU
- * for CQN_POLL_FOLLOW_MS (``cq_poll_follows``, cqn_poll_follow()): the
- * one that takes its CQ's events if lower-numbered, else its own, so that
- * on a busy host both peers of a guest and the provider's work share one
- * vCPU and the other halts. poll_idle_us 0 spins always. The thread runs at
- * nice 19 unless poll_priority is normal: the tasks it would otherwise
- * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
- * first.
+ * one would spin away; the spin it learned goes back to poll_idle_us. A
+ * ride or a steal also holds the thread to one CPU for CQN_POLL_FOLLOW_MS
+ * (``cq_poll_follows``, cqn_poll_follow()): the one that takes its CQ's
+ * events if lower-numbered, else its own, so that on a busy host both
+ * peers of a guest and the provider's work share one vCPU and the other
+ * halts. poll_idle_us 0 spins always. The thread runs at nice 19 unless
+ * poll_priority is normal: the tasks it would otherwise share its CPU with
+ * (the connection manager's work, rxe's, ksoftirqd) run first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,6 +114,9 @@ static void cqn_cq_nap_work(struct cqn_cq *c)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_nap_wakeups);
 		n = cqn_cq_process(c, CQN_EVENT_BUDGET, true);
 		if (n > 0) {
+			if (!c->nap_hit_ns)
+				WRITE_ONCE(c->nap_hit_ns, t0);
+			WRITE_ONCE(c->nap_last_ns, t0);
 			WRITE_ONCE(c->nap_carried, c->nap_carried + n);
 			/* cqn_wq is per CPU: this is the CPU that took the event. */
 			WRITE_ONCE(c->nap_cpu, raw_smp_processor_id());
@@ -224,9 +236,10 @@ static int cqn_cq_poll_thread(void *arg)
 	u64 held_since = idle_since, follow_since = 0;
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
-	u32 nap = 0, held = 0;
+	u32 nap = 0, held = 0, spin = 0, idle_us;
 	int n, follow = -1;
-	bool rode;
+	bool rode, first;
+	u64 hit;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
@@ -242,8 +255,10 @@ static int cqn_cq_poll_thread(void *arg)
 			idle_since = now;
 			held += n;
 		}
+		idle_us = READ_ONCE(c->params.poll_idle_us);
+		first = !nap;
 		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since,
-						READ_ONCE(c->params.poll_idle_us),
+						cqn_poll_spin_now(spin, idle_us),
 						now < stolen_until);
 		if (!nap) {
 			pass.empty = !n;
@@ -254,10 +269,27 @@ static int cqn_cq_poll_thread(void *arg)
 		}
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
 		cqn_poll_rates_add(&rates, false, held, now - held_since);
+		WRITE_ONCE(c->nap_hit_ns, 0);
 		rode = cqn_cq_nap_arm(c) && cqn_cq_poll_nap(c, nap, &rates);
 		cqn_cq_nap_end(c);
 		held_since = cqn_cq_clock();
 		held = 0;
+		/* What the nap says of the spin before it (none on a busy host). */
+		hit = READ_ONCE(c->nap_hit_ns);
+		if (held_since < stolen_until) {
+			spin = idle_us;
+		} else {
+			u32 was = cqn_poll_spin_now(spin, idle_us);
+
+			spin = cqn_poll_spin_next(spin, idle_us, first,
+						  hit > idle_since ? hit - idle_since : 0);
+			if (spin > was)
+				cqn_stat_inc(c->stats, CQN_STAT_cq_poll_spin_raises);
+		}
+		/* The events handed completions over: the CQ was not idle since. */
+		if (hit > idle_since)
+			idle_since = READ_ONCE(c->nap_last_ns);
+		WRITE_ONCE(c->spin_us, spin);
 		cqn_cq_poll_follow(c, &follow, &follow_since, rode || held_since < stolen_until,
 				   held_since);
 	}
@@ -270,6 +302,7 @@ static int cqn_cq_poll_run(struct cqn_cq *c)
 	s32 cpu = READ_ONCE(c->params.poll_cpu);
 
 	WRITE_ONCE(c->nap_cpu, -1);
+	WRITE_ONCE(c->spin_us, 0);
 	p = kthread_create(cqn_cq_poll_thread, c, "cqn-poll/%s", c->name);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
@@ -290,6 +323,23 @@ static void cqn_cq_poll_halt(struct cqn_cq *c)
 		return;
 	kthread_stop(c->poller);
 	c->poller = NULL;
+}
+
+/**
+ * cqn_cq_spin_us() - how long poll mode's thread now spins on an empty CQ
+ * @c: the engine
+ *
+ * poll_idle_us, or more as the thread learned from its naps
+ * (cqn_poll_spin_next()).
+ *
+ * Context: any.
+ * Return: microseconds; 0 outside poll mode.
+ */
+u32 cqn_cq_spin_us(struct cqn_cq *c)
+{
+	if (READ_ONCE(c->mode) != CQN_CQ_POLL)
+		return 0;
+	return cqn_poll_spin_now(READ_ONCE(c->spin_us), READ_ONCE(c->params.poll_idle_us));
 }
 
 const struct cqn_cq_mode_ops cqn_cq_poll_ops = {

@@ -265,6 +265,65 @@ u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_nap_next);
 
 /**
+ * cqn_poll_spin_now() - how long the poll thread spins on an empty CQ
+ * @spin_us: what it learned (cqn_poll_spin_next()); 0 before it learned
+ * @idle_us: poll_idle_us (0: never nap)
+ *
+ * @spin_us within poll_idle_us and CQN_POLL_SPIN_MAX_X times it, so that a
+ * poll_idle_us changed live bounds what was learned under the old one.
+ *
+ * Context: any.
+ * Return: microseconds; 0 when @idle_us is 0.
+ */
+u32 cqn_poll_spin_now(u32 spin_us, u32 idle_us)
+{
+	if (!idle_us)
+		return 0;
+	return clamp_t(u64, spin_us, idle_us, (u64)idle_us * CQN_POLL_SPIN_MAX_X);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_now);
+
+/**
+ * cqn_poll_spin_next() - what the poll thread learns from a nap
+ * @spin_us: how long it spun on the empty CQ before the nap
+ *	(cqn_poll_spin_now())
+ * @idle_us: poll_idle_us
+ * @first: the nap was the first since the thread last found a completion
+ *	itself (it followed the spin; later ones follow naps)
+ * @gap_ns: how long the CQ had been empty, counted from the completion the
+ *	thread last found, when the nap's event handed the next one over; 0
+ *	if the nap's events handed nothing over
+ *
+ * A completion that came in the first nap came just after the thread
+ *	stopped spinning: spinning longer would have caught it without an
+ *	event, as a reply that takes longer than poll_idle_us always comes
+ *	(6.12's rxe answers a pingpong in about 110 us, poll_idle_us is 100).
+ *	The spin becomes twice that gap, at most CQN_POLL_SPIN_MAX_X times
+ *	@idle_us, as adaptive mode's window becomes twice the gap of an event
+ *	it would have caught. A nap that handed nothing over halves it, to
+ *	@idle_us at the least: an endpoint whose traffic stopped is back at
+ *	poll_idle_us after a few naps. A later nap's completion leaves it.
+ *
+ * Context: any.
+ * Return: the next spin, microseconds; 0 when @idle_us is 0.
+ */
+u32 cqn_poll_spin_next(u32 spin_us, u32 idle_us, bool first, u64 gap_ns)
+{
+	u64 max_us = (u64)idle_us * CQN_POLL_SPIN_MAX_X;
+	u32 spin = cqn_poll_spin_now(spin_us, idle_us);
+
+	if (!spin)
+		return 0;
+	if (!gap_ns)
+		return max(spin / 2, idle_us);
+	if (first && gap_ns <= max_us * NSEC_PER_USEC)
+		return min_t(u64, max_t(u64, spin, 2 * DIV_ROUND_UP_ULL(gap_ns, NSEC_PER_USEC)),
+			     max_us);
+	return spin;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_next);
+
+/**
  * cqn_poll_stolen() - did the host take the poll thread's CPU in a pass?
  * @pass_ns: the pass of the poll loop, from the start of one poll to the
  *	start of the next, by the guest's clock
