@@ -26,7 +26,10 @@
 #define CQN_POLL_NAP_MIN_US		10
 /* Its longest nap: what a completion after a long gap may wait. */
 #define CQN_POLL_NAP_MAX_US		1000
-/* How far its learned spin may rise: this many times poll_idle_us. */
+/*
+ * How far its learned spin may rise: this many times poll_idle_us, and no
+ * further than its longest nap (cqn_poll_spin_max()).
+ */
 #define CQN_POLL_SPIN_MAX_X		10
 /*
  * A pass of the poll loop that found the CQ empty and ran nothing else on
@@ -121,6 +124,7 @@ bool cqn_hw_moder_clamp(u32 cq_count, u32 cq_period, u32 max_count, u32 max_peri
 u32 cqn_adaptive_window_next(u32 cur_us, u32 max_us, enum cqn_window_outcome outcome,
 			     u64 idle_ns);
 u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen);
+u64 cqn_poll_spin_max(u32 idle_us);
 u32 cqn_poll_spin_now(u32 spin_us, u32 idle_us);
 u32 cqn_poll_spin_next(u32 spin_us, u32 idle_us, bool first, u64 gap_ns);
 bool cqn_poll_stolen(u64 pass_ns, bool quiet);

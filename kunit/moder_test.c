@@ -231,8 +231,8 @@ static void cqn_moder_test_window(struct kunit *test)
 /*
  * The poll thread's spin before a nap: poll_idle_us until a first nap's
  * event hands over a completion that came after a gap a spin of at most
- * CQN_POLL_SPIN_MAX_X times poll_idle_us would have caught; then twice
- * that gap. A nap that hands nothing over halves it, never below
+ * CQN_POLL_SPIN_MAX_X times poll_idle_us, and at most the longest nap,
+ * would have caught; then twice that gap. A nap that hands nothing over halves it, never below
  * poll_idle_us; a later nap's completion, or one beyond the bound, leaves
  * it; poll_idle_us 0 never naps, and a poll_idle_us changed live bounds
  * what was learned.
@@ -275,6 +275,14 @@ static void cqn_moder_test_poll_spin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(600, 20, false, 0), 100U);
 	/* Raised live to 500: what was learned under 100 is below it. */
 	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(220, 500), 500U);
+	/* Never beyond the longest nap, nor below poll_idle_us for that. */
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_max(100), 1000ULL);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_max(500), (u64)CQN_POLL_NAP_MAX_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_max(5000), 5000ULL);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 500, true, US(600)), (u32)CQN_POLL_NAP_MAX_US);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 1000, true, US(900)), 1000U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 5000, true, US(4000)), 5000U);
+	KUNIT_EXPECT_EQ(test, cqn_poll_spin_now(20000, 5000), 5000U);
 	/* A partial microsecond counts as one: the spin covers the gap. */
 	KUNIT_EXPECT_EQ(test, cqn_poll_spin_next(0, 100, true, US(110) + 1), 222U);
 }

@@ -5,7 +5,8 @@
  * polls, 10 us first, doubling to 1 ms (cqn_poll_nap_next(),
  * ``cq_poll_naps``). A completion that the first nap's event hands over
  * came just after the thread stopped spinning: it spins twice that gap
- * from then on, up to CQN_POLL_SPIN_MAX_X times poll_idle_us, and each nap
+ * from then on, up to CQN_POLL_SPIN_MAX_X times poll_idle_us and 1 ms (a
+ * gap some other task's run made teaches nothing), and each nap
  * that hands nothing over halves that again (cqn_poll_spin_next(),
  * ``poll_spin_us``), so a reply slower than poll_idle_us (6.12's rxe:
  * about 110 us) is polled, not taken by an event; and after a nap whose
@@ -234,11 +235,12 @@ static int cqn_cq_poll_thread(void *arg)
 	struct cqn_cq *c = arg;
 	u64 t0, now, idle_since = cqn_cq_clock(), stolen_until = 0;
 	u64 held_since = idle_since, follow_since = 0;
+	unsigned long idle_preempts = 0;
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
 	u32 nap = 0, held = 0, spin = 0, idle_us;
 	int n, follow = -1;
-	bool rode, first;
+	bool rode, first, preempted;
 	u64 hit;
 
 	/* The work item never runs while this thread does: c->wcs is ours. */
@@ -253,6 +255,7 @@ static int cqn_cq_poll_thread(void *arg)
 		cqn_stat_add(c->stats, CQN_STAT_cpu_ns, now - t0);
 		if (n) {
 			idle_since = now;
+			idle_preempts = current->nivcsw;
 			held += n;
 		}
 		idle_us = READ_ONCE(c->params.poll_idle_us);
@@ -268,27 +271,35 @@ static int cqn_cq_poll_thread(void *arg)
 			continue;
 		}
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_naps);
+		/* Another task took the CPU since the last completion? */
+		preempted = current->nivcsw != idle_preempts;
 		cqn_poll_rates_add(&rates, false, held, now - held_since);
 		WRITE_ONCE(c->nap_hit_ns, 0);
 		rode = cqn_cq_nap_arm(c) && cqn_cq_poll_nap(c, nap, &rates);
 		cqn_cq_nap_end(c);
 		held_since = cqn_cq_clock();
 		held = 0;
-		/* What the nap says of the spin before it (none on a busy host). */
+		/*
+		 * What the nap says of the spin before it: nothing on a busy
+		 * host, nor when another task took the spin's CPU (its gap was
+		 * that task's, not the peer's).
+		 */
 		hit = READ_ONCE(c->nap_hit_ns);
 		if (held_since < stolen_until) {
 			spin = idle_us;
 		} else {
 			u32 was = cqn_poll_spin_now(spin, idle_us);
 
-			spin = cqn_poll_spin_next(spin, idle_us, first,
+			spin = cqn_poll_spin_next(spin, idle_us, first && !preempted,
 						  hit > idle_since ? hit - idle_since : 0);
 			if (spin > was)
 				cqn_stat_inc(c->stats, CQN_STAT_cq_poll_spin_raises);
 		}
 		/* The events handed completions over: the CQ was not idle since. */
-		if (hit > idle_since)
+		if (hit > idle_since) {
 			idle_since = READ_ONCE(c->nap_last_ns);
+			idle_preempts = current->nivcsw;
+		}
 		WRITE_ONCE(c->spin_us, spin);
 		cqn_cq_poll_follow(c, &follow, &follow_since, rode || held_since < stolen_until,
 				   held_since);

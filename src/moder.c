@@ -265,11 +265,31 @@ u32 cqn_poll_nap_next(u32 nap_us, u64 idle_ns, u32 idle_us, bool stolen)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_nap_next);
 
 /**
+ * cqn_poll_spin_max() - the longest spin the poll thread may learn
+ * @idle_us: poll_idle_us
+ *
+ * CQN_POLL_SPIN_MAX_X times @idle_us, but no longer than the longest nap
+ * (CQN_POLL_NAP_MAX_US), which is what a completion after a long gap may
+ * wait anyway: a spin longer than that buys nothing a nap would not. Never
+ * below @idle_us: a poll_idle_us above a nap's length is learned from
+ * no further.
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u64 cqn_poll_spin_max(u32 idle_us)
+{
+	return max_t(u64, idle_us, min_t(u64, (u64)idle_us * CQN_POLL_SPIN_MAX_X,
+					 CQN_POLL_NAP_MAX_US));
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_max);
+
+/**
  * cqn_poll_spin_now() - how long the poll thread spins on an empty CQ
  * @spin_us: what it learned (cqn_poll_spin_next()); 0 before it learned
  * @idle_us: poll_idle_us (0: never nap)
  *
- * @spin_us within poll_idle_us and CQN_POLL_SPIN_MAX_X times it, so that a
+ * @spin_us within poll_idle_us and cqn_poll_spin_max() of it, so that a
  * poll_idle_us changed live bounds what was learned under the old one.
  *
  * Context: any.
@@ -279,7 +299,7 @@ u32 cqn_poll_spin_now(u32 spin_us, u32 idle_us)
 {
 	if (!idle_us)
 		return 0;
-	return clamp_t(u64, spin_us, idle_us, (u64)idle_us * CQN_POLL_SPIN_MAX_X);
+	return clamp_t(u64, spin_us, idle_us, cqn_poll_spin_max(idle_us));
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_now);
 
@@ -289,7 +309,8 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_now);
  *	(cqn_poll_spin_now())
  * @idle_us: poll_idle_us
  * @first: the nap was the first since the thread last found a completion
- *	itself (it followed the spin; later ones follow naps)
+ *	itself (it followed the spin; later ones follow naps), and no other
+ *	task preempted that spin (its gap was the peer's, not the CPU's)
  * @gap_ns: how long the CQ had been empty, counted from the completion the
  *	thread last found, when the nap's event handed the next one over; 0
  *	if the nap's events handed nothing over
@@ -298,8 +319,8 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_now);
  *	stopped spinning: spinning longer would have caught it without an
  *	event, as a reply that takes longer than poll_idle_us always comes
  *	(6.12's rxe answers a pingpong in about 110 us, poll_idle_us is 100).
- *	The spin becomes twice that gap, at most CQN_POLL_SPIN_MAX_X times
- *	@idle_us, as adaptive mode's window becomes twice the gap of an event
+ *	The spin becomes twice that gap, at most cqn_poll_spin_max(), as
+ *	adaptive mode's window becomes twice the gap of an event
  *	it would have caught. A nap that handed nothing over halves it, to
  *	@idle_us at the least: an endpoint whose traffic stopped is back at
  *	poll_idle_us after a few naps. A later nap's completion leaves it.
@@ -309,7 +330,7 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_poll_spin_now);
  */
 u32 cqn_poll_spin_next(u32 spin_us, u32 idle_us, bool first, u64 gap_ns)
 {
-	u64 max_us = (u64)idle_us * CQN_POLL_SPIN_MAX_X;
+	u64 max_us = cqn_poll_spin_max(idle_us);
 	u32 spin = cqn_poll_spin_now(spin_us, idle_us);
 
 	if (!spin)
