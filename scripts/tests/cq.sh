@@ -632,7 +632,7 @@ poll_naps_when_idle()
 # Nothing is lost.
 poll_naps_when_stolen()
 {
-	local hog phase msgs secs=3 rate=100 line=
+	local phase msgs secs=3 rate=100 line=
 	local -A m steals naps nw arms evs
 	local s0 n0 w0 a0 e0
 
@@ -642,8 +642,7 @@ poll_naps_when_stolen()
 	endless_client cli cq_mode=poll poll_cpu=1 poll_idle_us=100000 queue_depth=1 \
 		msg_size=64 rate=$rate || return 1
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
-	taskset -c 0 nice -n 19 sh -c 'while :; do :; done' &
-	hog=$!
+	loops_start -n 19 0
 	for phase in stolen spin; do
 		if [ $phase = spin ]; then
 			expect_write "$CQN_CFS/endpoints/cli/poll_idle_us" 0 || break
@@ -661,8 +660,7 @@ poll_naps_when_stolen()
 		evs[$phase]=$((STATS[cq_events] - e0))
 		line+=" $phase: ${m[$phase]} messages, steals ${steals[$phase]}, naps ${naps[$phase]}, nap wakeups ${nw[$phase]}, arms ${arms[$phase]}, events ${evs[$phase]};"
 	done
-	kill "$hog"
-	wait "$hog" 2>/dev/null
+	loops_stop
 	echo "figure: a client polling on CPU 1, a loop on CPU 0, $secs s at $rate messages a second:$line"
 	[ -n "${evs[spin]:-}" ] || return 1
 	[ "${m[stolen]}" -gt 0 ] || { fail "no message in $secs s"; return 1; }
@@ -699,15 +697,14 @@ poll_naps_when_stolen()
 # the naps), so it is skipped there. Nothing is lost.
 poll_rides_faster_events()
 {
-	local hog secs=3 m r n w
+	local secs=3 m r n w
 
 	setup || return 1
 	start_server || return 1
 	endless_client cli cq_mode=poll poll_cpu=1 poll_idle_us=1000 poll_priority=normal \
 		workload=pingpong queue_depth=1 msg_size=64 || return 1
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
-	taskset -c 1 sh -c 'while :; do :; done' &
-	hog=$!
+	loops_start 1
 	sleep 1
 	if ep_stats cli; then
 		m=${STATS[msgs_verified]} r=${STATS[cq_poll_rides]} n=${STATS[cq_poll_naps]}
@@ -717,8 +714,7 @@ poll_rides_faster_events()
 	else
 		m=
 	fi
-	kill $hog
-	wait $hog 2>/dev/null
+	loops_stop
 	[ -n "$m" ] || return 1
 	m=$((STATS[msgs_verified] - m)) r=$((STATS[cq_poll_rides] - r)) n=$((STATS[cq_poll_naps] - n))
 	w=$((STATS[cq_nap_wakeups] - w))
@@ -735,7 +731,7 @@ poll_rides_faster_events()
 # Poll mode learns how long to spin on an empty CQ (cqn_poll_spin_next(),
 # src/moder.c): a completion that the first nap's event hands over came
 # just after the thread stopped spinning, so from then on it spins twice
-# that gap, up to CQN_POLL_SPIN_MAX_X (10) times poll_idle_us. A pingpong
+# that gap, up to CQN_POLL_SPIN_MAX_X (10) times poll_idle_us and 1 ms. A pingpong
 # whose replies often take longer than the client's poll_idle_us of 50 (a
 # round trip is 50 to 65 us on 6.1, about 110 on 6.12 in a quiet VM):
 # within 20 s the client's cq_poll_spin_raises must count a raise, and in
@@ -837,17 +833,14 @@ looks_held()
 # client free, the server held, at every look of 10 s on 2026-12-05).
 poll_follows_its_events()
 {
-	local hogs=() cpu i cp sp ca sa fc fs same=0 held=0 before after all free= cfree= sfree=
+	local i cp sp ca sa fc fs same=0 held=0 before after all free= cfree= sfree=
 
 	setup || return 1
 	all=$(thread_cpus $$)
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
 	before=$(looks_held "$cp" "$sp" "$all")
-	for ((cpu = 0; cpu < $(nproc); cpu++)); do
-		taskset -c $cpu sh -c 'while :; do :; done' &
-		hogs+=($!)
-	done
+	loops_start all
 	for ((i = 0; i < 40; i++)); do
 		sleep 0.1
 		ca=$(thread_cpus "$cp") sa=$(thread_cpus "$sp")
@@ -855,8 +848,7 @@ poll_follows_its_events()
 		[ "$ca" = "$sa" ] && [ "$ca" != "$all" ] && same=$((same + 1))
 	done
 	fc=$(ep_stat cli cq_poll_follows) fs=$(ep_stat srv cq_poll_follows)
-	kill "${hogs[@]}"
-	wait "${hogs[@]}" 2>/dev/null
+	loops_stop
 	# Each thread free at some look: a hold ends after a second whatever
 	# happens, but on a host that stays busy (make check's other lane)
 	# each may be held again after its quarter second, out of step with
@@ -894,17 +886,14 @@ poll_follows_its_events()
 # "got '0', expected '1'" right after the write).
 poll_cpu_outlasts_holds()
 {
-	local hogs=() cpu i cp sp all last f0 held bound=0 sheld=0 again=
+	local i cp sp all last f0 held bound=0 sheld=0 again=
 
 	setup || return 1
 	all=$(thread_cpus $$)
 	last=$(($(nproc) - 1))
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
-	for ((cpu = 0; cpu < $(nproc); cpu++)); do
-		taskset -c $cpu sh -c 'while :; do :; done' &
-		hogs+=($!)
-	done
+	loops_start all
 	f0=$(ep_stat cli cq_poll_follows)
 	wait_stat 10 cli cq_poll_follows -gt "$f0" 2>/dev/null
 	held=$(($(ep_stat cli cq_poll_follows) - f0))
@@ -919,8 +908,7 @@ poll_cpu_outlasts_holds()
 			wait_stat 10 cli cq_poll_follows -gt "$f0" 2>/dev/null &&
 			again=$(($(ep_stat cli cq_poll_follows) - f0))
 	fi
-	kill "${hogs[@]}"
-	wait "${hogs[@]}" 2>/dev/null
+	loops_stop
 	echo "figure: beside a loop on every CPU the client's thread was held $held times before poll_cpu $last; bound, it was allowed CPU $last alone in $bound of 30 looks, the server's held in $sheld; unbound, held ${again:-0} times in the next 10 s at most"
 	[ "$held" -gt 0 ] || { fail "the client's thread was never held in 10 s beside the loops"; return 1; }
 	[ "$bound" = 30 ] ||
@@ -1239,8 +1227,8 @@ poll_thread_gives_way()
 	wait_stat 60 cli msgs_verified -gt 20 || return 1
 	read -r pid _ <<<"$(poll_pids cli)"
 	[ -n "$pid" ] || { fail "no cqn-poll/cli.* thread"; return 1; }
-	taskset -c 1 sh -c 'while :; do :; done' &
-	hog=$!
+	loops_start 1
+	hog=${LOOPS[0]}
 	for prio in low normal; do
 		expect_write "$CQN_CFS/endpoints/cli/poll_priority" $prio || break
 		# 6.1's CFS keeps a reniced task's vruntime: the lead a nice 19
@@ -1280,8 +1268,7 @@ poll_thread_gives_way()
 		line+=" out $((v1[0] - v0[0])) times asleep and $((v1[1] - v0[1])) preempted;"
 		[ "$msgs" -gt 0 ] || { fail "$prio: no message in $((us / 1000)) ms beside the loop"; break; }
 	done
-	kill $hog
-	wait $hog 2>/dev/null
+	loops_stop
 	echo "figure: CPU 1 over about $secs s at $hz ticks/s:$line"
 	[ -n "${pair[normal]}" ] || return 1
 	[ "${pair[low]}" -ge 90 ] ||

@@ -314,6 +314,31 @@ tracefs_up()
 	echo 1 >$TRACEFS/tracing_on
 }
 
+# loops_start [-n NICE] CPU...|all: a CPU-bound shell loop bound to each
+# CPU (every CPU for "all"), at nice NICE (0 unless given); their PIDs in
+# LOOPS. The host's view of a busy guest CPU, for the poll tests.
+loops_start()
+{
+	local nice=0 cpu
+
+	LOOPS=()
+	[ "$1" = -n ] && { nice=$2; shift 2; }
+	[ "$1" = all ] && set -- $(seq 0 $(($(nproc) - 1)))
+	for cpu; do
+		taskset -c "$cpu" nice -n "$nice" sh -c 'while :; do :; done' &
+		LOOPS+=($!)
+	done
+}
+
+# loops_stop: the loops of loops_start ended and reaped.
+loops_stop()
+{
+	[ ${#LOOPS[@]} -gt 0 ] || return 0
+	kill "${LOOPS[@]}" 2>/dev/null
+	wait "${LOOPS[@]}" 2>/dev/null
+	LOOPS=()
+}
+
 # Tracepoints under TCG. Enabling or disabling a tracepoint patches its
 # static-key jump in the kernel's text (text_poke_bp(): an int3 first, the
 # rest, then the first byte, each step synced across CPUs), and under TCG a
