@@ -6,15 +6,14 @@
  * ``cq_poll_naps``). A completion that the first nap's event hands over
  * came just after the thread stopped spinning: it spins twice that gap
  * from then on, up to CQN_POLL_SPIN_MAX_X times poll_idle_us and 1 ms (a
- * gap some other task's run made teaches nothing), and each nap
- * that hands nothing over halves that again (cqn_poll_spin_next(),
+ * gap some other task's run made teaches nothing), and each nap that
+ * hands nothing over halves that again (cqn_poll_spin_next(),
  * ``poll_spin_us``), so a reply slower than poll_idle_us (6.12's rxe:
  * about 110 us) is polled, not taken by an event; and after a nap whose
- * event handed completions over the CQ counts as empty only from the
- * last of them, so the thread spins again instead of napping on while
- * the exchange goes on. An idle endpoint's
- * thread stops holding a CPU, and on a
- * shared host a spinning vCPU stops taking the host CPU its peer's vCPU
+ * event handed completions over the CQ counts as empty only from the last
+ * of them, so the thread spins again instead of napping on while the
+ * exchange goes on. An idle endpoint's thread stops holding a CPU, and on
+ * a shared host a spinning vCPU stops taking the host CPU its peer's vCPU
  * needs to answer. A nap arms the CQ first: a completion that arrives
  * while the thread sleeps raises an event, and event mode's work item
  * hands it over on the CPU that took the event (``cq_nap_wakeups``), so an
