@@ -731,10 +731,10 @@ poll_rides_faster_events()
 # Poll mode learns how long to spin on an empty CQ (cqn_poll_spin_next(),
 # src/moder.c): a completion that the first nap's event hands over came
 # just after the thread stopped spinning, so from then on it spins twice
-# that gap, up to CQN_POLL_SPIN_MAX_X (10) times poll_idle_us and 1 ms. A pingpong
-# whose replies often take longer than the client's poll_idle_us of 50 (a
-# round trip is 50 to 65 us on 6.1, about 110 on 6.12 in a quiet VM):
-# within 20 s the client's cq_poll_spin_raises must count a raise, and in
+# that gap, up to CQN_POLL_SPIN_MAX_X (10) times poll_idle_us and 1 ms. A
+# pingpong whose replies often take longer than the client's poll_idle_us
+# of 50 (a round trip is 50 to 65 us on 6.1, about 110 on 6.12 in a quiet
+# VM): within 20 s the client's cq_poll_spin_raises must count a raise, and in
 # one of 30 looks 0.1 s apart its poll_spin_us must read above 50 (a steal
 # sets the spin back to poll_idle_us, and naps that hand nothing over halve
 # it, so not in every look). poll_spin_us follows a poll_idle_us set live,
@@ -1481,11 +1481,9 @@ tracepoints_connection()
 	[ -d $TRACEFS/events/cqnotify ] || { fail "no events/cqnotify in tracefs"; return 1; }
 	TR_BAD=
 	tr_documented
-	echo >$TRACEFS/trace
 	# These alone: the CQ engine's, one a completion, would wrap the buffer.
-	for e in cqn_rtt cqn_wc_error cqn_conn_state cqn_ep_state cqn_cq_fallback; do
-		echo 1 >$TRACEFS/events/cqnotify/$e/enable || { fail "no event $e"; return 1; }
-	done
+	trace_arm cqn_rtt cqn_wc_error cqn_conn_state cqn_ep_state cqn_cq_fallback &&
+		trace_start || return 1
 	tracepoints_connection_run
 	rc=$?
 	ep_remove cli cli2 srv2 srv
