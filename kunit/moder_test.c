@@ -234,8 +234,8 @@ static void cqn_moder_test_window(struct kunit *test)
  * CQN_POLL_SPIN_MAX_X times poll_idle_us, and at most the longest nap,
  * would have caught; then twice that gap. A nap that hands nothing over
  * halves it, never below poll_idle_us; a later nap's completion, or one
- * beyond the bound, leaves it; poll_idle_us 0 never naps, and a poll_idle_us changed live bounds
- * what was learned.
+ * beyond the bound, leaves it; poll_idle_us 0 never naps, and a
+ * poll_idle_us changed live bounds what was learned.
  */
 static void cqn_moder_test_poll_spin(struct kunit *test)
 {

@@ -734,8 +734,8 @@ poll_rides_faster_events()
 # that gap, up to CQN_POLL_SPIN_MAX_X (10) times poll_idle_us and 1 ms. A
 # pingpong whose replies often take longer than the client's poll_idle_us
 # of 50 (a round trip is 50 to 65 us on 6.1, about 110 on 6.12 in a quiet
-# VM): within 20 s the client's cq_poll_spin_raises must count a raise, and in
-# one of 30 looks 0.1 s apart its poll_spin_us must read above 50 (a steal
+# VM): within 20 s the client's cq_poll_spin_raises must count a raise, and
+# in one of 30 looks 0.1 s apart its poll_spin_us must read above 50 (a steal
 # sets the spin back to poll_idle_us, and naps that hand nothing over halve
 # it, so not in every look). poll_spin_us follows a poll_idle_us set live,
 # never below it (1000: 1000) nor above ten times it (5: 50 at most). The
