@@ -305,12 +305,20 @@ check_stopped()
 		"$c: every echo verified" || return 1
 }
 
-# tracefs_up: tracefs is mounted at $TRACEFS (mounted here if it is not)
-# and tracing is on (a test that failed between trace_arm and trace_disarm
-# below may have left it off).
+# tracefs_up: tracefs is mounted at $TRACEFS (mounted here if it is not),
+# tracing is on (a test that failed between trace_arm and trace_disarm
+# below may have left it off), and enabling an event patches nothing but
+# its own site: record-cmd off. With it on (the default), the first event
+# enabled also hooks the scheduler's sched_switch and sched_wakeup
+# tracepoints to record task names, patching their sites in code every
+# vCPU runs all the time (see "Tracepoints under TCG" below): a stock
+# 6.12 VM of make check died with "Oops: int3" in ttwu_do_activate(), an
+# idle vCPU taking a wakeup IPI, when config's busy_while_enabled armed
+# cqn_cq_arm (2026-12-05). The trace shows "<...>" for task names.
 tracefs_up()
 {
 	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || { fail "no tracefs"; return 1; }
+	echo 0 >$TRACEFS/options/record-cmd || { fail "record-cmd 0"; return 1; }
 	echo 1 >$TRACEFS/tracing_on
 }
 
