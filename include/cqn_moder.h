@@ -61,6 +61,22 @@
  * CPU, they would ride, and so look busy, for ever).
  */
 #define CQN_POLL_FREE_MS		250
+/*
+ * The poll thread judges the host by how much of the guest's busy time the
+ * scheduler tick accounted (cqn_poll_host_busy()), once per this much
+ * busy time of the guest's CPUs: 64 ticks at HZ=250.
+ */
+#define CQN_POLL_HOST_WINDOW_MS		256
+/* A quiet host turns busy when the tick accounted less than this share, in %... */
+#define CQN_POLL_HOST_BUSY_PCT		80
+/* ...and a busy one quiet again when it accounted at least this share. */
+#define CQN_POLL_HOST_QUIET_PCT		90
+/* A hold for the host lasts this long at least (cqn_poll_host_judged())... */
+#define CQN_POLL_HOST_HOLD_MIN_MS	1000
+/* ...twice the last one's if it starts this soon after the last ended... */
+#define CQN_POLL_HOST_AGAIN_MS		1000
+/* ...and never more than this. */
+#define CQN_POLL_HOST_HOLD_MAX_MS	16000
 /* Levels of the DIM profile (lib/dim's RDMA_DIM_PARAMS_NUM_PROFILES). */
 #define CQN_DIM_LEVELS			9
 
@@ -87,6 +103,19 @@ struct cqn_poll_rates {
 	u64 polled_ns;
 	u64 carried;
 	u64 carried_ns;
+};
+
+/**
+ * struct cqn_poll_hold - the poll thread's hold to the lowest CPU, for its
+ *	host (cqn_poll_host_judged())
+ * @on: the thread is held
+ * @hold_ms: how long this hold, or the last, lasts at least
+ * @since_ns: when it started, or ended (0: never held)
+ */
+struct cqn_poll_hold {
+	bool on;
+	u32 hold_ms;
+	u64 since_ns;
 };
 
 /**
@@ -128,6 +157,8 @@ u64 cqn_poll_spin_max(u32 idle_us);
 u32 cqn_poll_spin_now(u32 spin_us, u32 idle_us);
 u32 cqn_poll_spin_next(u32 spin_us, u32 idle_us, bool first, u64 gap_ns);
 bool cqn_poll_stolen(u64 pass_ns, bool quiet);
+bool cqn_poll_host_busy(bool busy, u64 ticked_ns, u64 ran_ns);
+bool cqn_poll_host_judged(struct cqn_poll_hold *h, bool busy, u64 now_ns);
 int cqn_poll_follow(int held, int cpu, int event_cpu, bool busy, u64 since_ns);
 void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);
 bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns);

@@ -56,6 +56,9 @@
  * @CQN_STAT_cq_poll_rides: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_follows: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_spin_raises: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_host_windows: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_host_busy: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_host_holds: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_home_hops: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_mode_switches: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_resizes: see Documentation/admin-guide.rst
@@ -125,6 +128,9 @@ enum cqn_stat {
 	CQN_STAT_cq_poll_rides,
 	CQN_STAT_cq_poll_follows,
 	CQN_STAT_cq_poll_spin_raises,
+	CQN_STAT_cq_poll_host_windows,
+	CQN_STAT_cq_poll_host_busy,
+	CQN_STAT_cq_poll_host_holds,
 	CQN_STAT_cq_home_hops,
 	CQN_STAT_cq_mode_switches,
 	CQN_STAT_cq_resizes,
@@ -192,6 +198,9 @@ struct cqn_stats_pcpu {
  *	live CQs; a gauge filled in by whoever sums live connections)
  * @poll_spin_us: poll mode's current spin before a nap (largest of the
  *	live CQs; a gauge, filled in the same way)
+ * @poll_host_missed_pct: the share of a poll thread's run time the tick
+ *	missed in its last window (largest of the live CQs; a gauge, filled
+ *	in the same way)
  */
 struct cqn_stats_sum {
 	u64 cnt[CQN_STAT_COUNT];
@@ -199,6 +208,7 @@ struct cqn_stats_sum {
 	u64 hist_max[CQN_H_COUNT];
 	u64 poll_window_us;
 	u64 poll_spin_us;
+	u64 poll_host_missed_pct;
 };
 
 /**

@@ -5,6 +5,7 @@
  * and the live cq_mode switch rule.
  */
 #include <kunit/test.h>
+#include <linux/math64.h>
 
 #include "cqn_config.h"
 #include "cqn_moder.h"
@@ -375,6 +376,83 @@ static void cqn_moder_test_poll_follow(struct kunit *test)
 }
 
 /*
+ * Judging the host by the ticks: busy under CQN_POLL_HOST_BUSY_PCT of the
+ * run time sampled, quiet again only from CQN_POLL_HOST_QUIET_PCT; a
+ * window without run time changes nothing.
+ */
+static void cqn_moder_test_poll_host_busy(struct kunit *test)
+{
+	u64 ran = US(CQN_POLL_HOST_WINDOW_MS * 1000);
+	u64 busy_at = div64_u64(ran * CQN_POLL_HOST_BUSY_PCT, 100);
+	u64 quiet_at = div64_u64(ran * CQN_POLL_HOST_QUIET_PCT, 100);
+
+	/* A vCPU the host ran all along: every tick seen. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_busy(false, ran, ran));
+	/* One it ran half the time. */
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(false, ran / 2, ran));
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(false, 0, ran));
+	/* The thresholds, from quiet. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_busy(false, busy_at, ran));
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(false, busy_at - 1, ran));
+	/* From busy, between the two: still busy; at the quiet one: quiet. */
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(true, busy_at, ran));
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(true, quiet_at - 1, ran));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_busy(true, quiet_at, ran));
+	/* More sampled than ran (a tick just after the window's start). */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_busy(true, ran + US(4000), ran));
+	/* No run time: nothing to judge by. */
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_busy(true, 0, 0));
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_busy(false, 0, 0));
+}
+
+/*
+ * Holding for the host: a busy window starts a hold of
+ * CQN_POLL_HOST_HOLD_MIN_MS; a quiet window ends it only once that is
+ * over; busy windows keep it; a hold started within CQN_POLL_HOST_AGAIN_MS
+ * of the last one's end lasts twice as long, up to
+ * CQN_POLL_HOST_HOLD_MAX_MS, and one started later the least again.
+ */
+static void cqn_moder_test_poll_host_judged(struct kunit *test)
+{
+	u64 min = US(CQN_POLL_HOST_HOLD_MIN_MS * 1000), again = US(CQN_POLL_HOST_AGAIN_MS * 1000);
+	struct cqn_poll_hold h = {};
+	u64 t = US(5000000);
+	u32 want;
+	int i;
+
+	/* Quiet: nothing starts. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_judged(&h, false, t));
+	KUNIT_EXPECT_FALSE(test, h.on);
+	/* Busy: held, for the least. */
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_judged(&h, true, t));
+	KUNIT_EXPECT_TRUE(test, h.on);
+	KUNIT_EXPECT_EQ(test, h.hold_ms, (u32)CQN_POLL_HOST_HOLD_MIN_MS);
+	/* Quiet before the hold is over: still held. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_judged(&h, false, t + min - 1));
+	KUNIT_EXPECT_TRUE(test, h.on);
+	/* Busy after it: still held, for as long as that lasts. */
+	KUNIT_EXPECT_FALSE(test, cqn_poll_host_judged(&h, true, t + 10 * min));
+	KUNIT_EXPECT_TRUE(test, h.on);
+	/* Quiet after it: let go. */
+	t += 10 * min;
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_judged(&h, false, t));
+	KUNIT_EXPECT_FALSE(test, h.on);
+	/* Busy again soon: the hold doubles, each time, up to the most. */
+	for (i = 1; i < 8; i++) {
+		KUNIT_EXPECT_TRUE(test, cqn_poll_host_judged(&h, true, t + again - 1));
+		want = min_t(u32, CQN_POLL_HOST_HOLD_MIN_MS << i, CQN_POLL_HOST_HOLD_MAX_MS);
+		KUNIT_EXPECT_EQ(test, h.hold_ms, want);
+		t += again - 1 + US(h.hold_ms * 1000);
+		KUNIT_EXPECT_FALSE(test, cqn_poll_host_judged(&h, false, t - 1));
+		KUNIT_EXPECT_TRUE(test, cqn_poll_host_judged(&h, false, t));
+	}
+	KUNIT_EXPECT_EQ(test, h.hold_ms, (u32)CQN_POLL_HOST_HOLD_MAX_MS);
+	/* Busy again late: the least again. */
+	KUNIT_EXPECT_TRUE(test, cqn_poll_host_judged(&h, true, t + again));
+	KUNIT_EXPECT_EQ(test, h.hold_ms, (u32)CQN_POLL_HOST_HOLD_MIN_MS);
+}
+
+/*
  * The poll thread's rates: each side adds up, halves once the two cover
  * CQN_POLL_RATES_WINDOW_MS, and a stretch longer than the window counts
  * as the window at its own rate.
@@ -516,6 +594,8 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_poll_spin),
 	KUNIT_CASE(cqn_moder_test_poll_stolen),
 	KUNIT_CASE(cqn_moder_test_poll_follow),
+	KUNIT_CASE(cqn_moder_test_poll_host_busy),
+	KUNIT_CASE(cqn_moder_test_poll_host_judged),
 	KUNIT_CASE(cqn_moder_test_poll_rates),
 	KUNIT_CASE(cqn_moder_test_poll_ride),
 	KUNIT_CASE(cqn_moder_test_dim_profile),

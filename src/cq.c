@@ -64,7 +64,10 @@
  *	(``cq_poll_steals``), it naps as soon as the CQ is empty. A ride or
  *	a steal holds it for a second to one CPU, the one that takes its
  *	CQ's events if lower-numbered (``cq_poll_follows``), so that a busy
- *	host's exchange keeps to one vCPU. 0 spins always and never arms.
+ *	host's exchange keeps to one vCPU. So does a host that the guest's
+ *	missed ticks show busy (``cq_poll_host_busy``): the thread is held
+ *	to the lowest CPU while it lasts (``cq_poll_host_holds``).
+ *	0 spins always and never arms.
  *	The thread runs at nice 19 (``poll_priority`` ``low``, the
  *	default): every other task of its CPU, the connection manager's and
  *	rxe's work, a user's program, runs first when it is ready, so many

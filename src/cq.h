@@ -288,6 +288,8 @@ struct cqn_cq_faults {
  * @nap_last_ns: poll mode: when it last did
  * @spin_us: poll mode: the spin @poller learned from its naps
  *	(cqn_poll_spin_next(), 0 before it learned), for the stats
+ * @host_missed_pct: poll mode: the share of @poller's run time the tick
+ *	missed in its last window (cqn_poll_host_busy()), for the stats
  * @nap_cpu: poll mode: the CPU where the work item last handed completions
  *	over during a nap (the CPU that took their event), -1 before that
  * @poll_cpus_lock: poll mode: serialises changes to @poller's CPUs, by a
@@ -338,6 +340,7 @@ struct cqn_cq {
 	u64 nap_hit_ns;
 	u64 nap_last_ns;
 	u32 spin_us;
+	u32 host_missed_pct;
 	int nap_cpu;
 	/* serialises changes to @poller's CPUs (poll_cpu, its holds) */
 	struct mutex poll_cpus_lock;

@@ -38,17 +38,29 @@
  * (``cq_poll_follows``, cqn_poll_follow()): the one that takes its CQ's
  * events if lower-numbered, else its own, so that on a busy host both
  * peers of a guest and the provider's work share one vCPU and the other
- * halts. poll_idle_us 0 spins always. The thread runs at nice 19 unless
- * poll_priority is normal: the tasks it would otherwise share its CPU with
- * (the connection manager's work, rxe's, ksoftirqd) run first.
+ * halts. The thread also judges its host by how much of the guest's busy
+ * time the scheduler tick accounted, once per CQN_POLL_HOST_WINDOW_MS of
+ * it (cqn_poll_host_busy(), ``cq_poll_host_windows``,
+ * ``cq_poll_host_busy``): a host that does not run a vCPU stops its tick
+ * while the guest's clock runs on, so a busy host shows as busy time the
+ * tick missed, in a stream too, where passes always find work and
+ * neither steals nor rides say it.
+ * While the host is busy the thread is held to the lowest CPU it may run
+ * on (cqn_poll_host_judged(), ``cq_poll_host_holds``), where every poll
+ * thread of the guest meets. poll_idle_us 0 spins always. The thread runs
+ * at nice 19 unless poll_priority is normal: the tasks it would otherwise
+ * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
+ * first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
+#include <linux/tick.h>
 
 #include "cq.h"
 
@@ -199,16 +211,117 @@ static bool cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 }
 
 /*
+ * What the poll thread knows of its host: at the start of the window, the
+ * time (by cqn_cq_clock() and by ktime_get_ns(), which the idle times
+ * follow), the online CPUs, what the tick accounted of their busy time and
+ * their idle time (cqn_poll_host_busy()); what the window before said,
+ * and its hold for the host.
+ */
+struct cqn_poll_host {
+	u64 at;
+	u64 at_kt;
+	u64 ticked;
+	u64 idle;
+	unsigned int cpus;
+	bool busy;
+	struct cqn_poll_hold hold;
+};
+
+/*
+ * The online CPUs' busy time as the tick accounted it (a tick the host did
+ * not let fire accounts nothing; stolen time the host reports is not
+ * counted either), and their idle time, measured by the clock where the
+ * tick stops when idle, in nanoseconds.
+ */
+static void cqn_poll_host_read(u64 *ticked, u64 *idle)
+{
+	struct kernel_cpustat kcs;
+	u64 us;
+	int cpu;
+
+	*ticked = 0;
+	*idle = 0;
+	for_each_online_cpu(cpu) {
+		kcpustat_cpu_fetch(&kcs, cpu);
+		*ticked += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
+			   kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
+			   kcs.cpustat[CPUTIME_SOFTIRQ];
+		us = get_cpu_idle_time_us(cpu, NULL);
+		if (us == (u64)-1) {
+			*idle += kcs.cpustat[CPUTIME_IDLE] + kcs.cpustat[CPUTIME_IOWAIT];
+			continue;
+		}
+		*idle += us * NSEC_PER_USEC;
+		us = get_cpu_iowait_time_us(cpu, NULL);
+		if (us != (u64)-1)
+			*idle += us * NSEC_PER_USEC;
+	}
+}
+
+static void cqn_poll_host_start(struct cqn_poll_host *h, u64 now)
+{
+	h->at = now;
+	h->at_kt = ktime_get_ns();
+	h->cpus = num_online_cpus();
+	cqn_poll_host_read(&h->ticked, &h->idle);
+}
+
+/*
+ * Judge the host once the guest's CPUs were busy CQN_POLL_HOST_WINDOW_MS
+ * since the last judgement, by the clock (``cq_poll_host_windows``,
+ * ``cq_poll_host_busy``), and start or end a hold for it
+ * (``cq_poll_host_holds``). The whole guest's figures, not the thread's
+ * own: how the tick samples one task's run time depends on the tasks
+ * beside it (a thread that runs just after each tick and sleeps before
+ * the next is never sampled), while every tick the host lets fire
+ * accounts some CPU's time. A window over which a CPU came or went starts
+ * again.
+ */
+static void cqn_poll_host_watch(struct cqn_cq *c, struct cqn_poll_host *h, u64 now)
+{
+	u64 ticked, idle, busy_ns, wall;
+
+	if (now - h->at < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC)
+		return;
+	if (num_online_cpus() != h->cpus) {
+		cqn_poll_host_start(h, now);
+		return;
+	}
+	wall = ktime_get_ns() - h->at_kt;
+	cqn_poll_host_read(&ticked, &idle);
+	ticked -= h->ticked;
+	idle -= h->idle;
+	busy_ns = wall * h->cpus > idle ? wall * h->cpus - idle : 0;
+	if (busy_ns < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC)
+		return;
+	h->busy = cqn_poll_host_busy(h->busy, ticked, busy_ns);
+	WRITE_ONCE(c->host_missed_pct,
+		   ticked < busy_ns ? 100 - div64_u64(ticked * 100, busy_ns) : 0);
+	cqn_poll_host_start(h, now);
+	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_windows);
+	if (h->busy)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_busy);
+	if (cqn_poll_host_judged(&h->hold, h->busy, now) && h->hold.on)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_holds);
+}
+
+/*
  * Hold the thread to the CPU cqn_poll_follow() says, or let it go: *@held
  * is the CPU it is held to (-1: free), *@since when it was last held or
  * let go. A thread that poll_cpu binds, at its start or live, stays where
  * it is bound: poll_cpus_lock orders this against a live poll_cpu, and a
  * hold found under a poll_cpu set meanwhile just ends, its CPUs poll_cpu's.
  */
-static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool busy, u64 now)
+static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool busy,
+			       bool for_host, u64 now)
 {
-	int cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
-				  now - *since);
+	int cpu;
+
+	if (for_host)
+		cpu = cpumask_first_and(housekeeping_cpumask(HK_TYPE_KTHREAD), cpu_online_mask);
+	else
+		cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
+				      now - *since);
 
 	if (cpu == *held || (*held < 0 && READ_ONCE(c->params.poll_cpu) >= 0))
 		return;
@@ -237,14 +350,17 @@ static int cqn_cq_poll_thread(void *arg)
 	unsigned long idle_preempts = 0;
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
+	struct cqn_poll_host host = {};
 	u32 nap = 0, held = 0, spin = 0, idle_us;
 	int n, follow = -1;
 	bool rode, first, preempted;
 	u64 hit;
 
+	cqn_poll_host_start(&host, cqn_cq_clock());
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
 		t0 = cqn_cq_clock();
+		cqn_poll_host_watch(c, &host, t0);
 		if (cqn_poll_pass_start(&pass, t0)) {
 			cqn_stat_inc(c->stats, CQN_STAT_cq_poll_steals);
 			stolen_until = t0 + CQN_POLL_STEAL_HOLD_MS * NSEC_PER_MSEC;
@@ -264,8 +380,9 @@ static int cqn_cq_poll_thread(void *arg)
 						now < stolen_until);
 		if (!nap) {
 			pass.empty = !n;
-			if (follow >= 0)
-				cqn_cq_poll_follow(c, &follow, &follow_since, false, now);
+			if (follow >= 0 || host.hold.on)
+				cqn_cq_poll_follow(c, &follow, &follow_since, false, host.hold.on,
+						   now);
 			cond_resched();
 			continue;
 		}
@@ -301,7 +418,7 @@ static int cqn_cq_poll_thread(void *arg)
 		}
 		WRITE_ONCE(c->spin_us, spin);
 		cqn_cq_poll_follow(c, &follow, &follow_since, rode || held_since < stolen_until,
-				   held_since);
+				   host.hold.on, held_since);
 	}
 	return 0;
 }
@@ -313,6 +430,7 @@ static int cqn_cq_poll_run(struct cqn_cq *c)
 
 	WRITE_ONCE(c->nap_cpu, -1);
 	WRITE_ONCE(c->spin_us, 0);
+	WRITE_ONCE(c->host_missed_pct, 0);
 	p = kthread_create(cqn_cq_poll_thread, c, "cqn-poll/%s", c->name);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
@@ -350,6 +468,24 @@ u32 cqn_cq_spin_us(struct cqn_cq *c)
 	if (READ_ONCE(c->mode) != CQN_CQ_POLL)
 		return 0;
 	return cqn_poll_spin_now(READ_ONCE(c->spin_us), READ_ONCE(c->params.poll_idle_us));
+}
+
+/**
+ * cqn_cq_host_missed_pct() - how much of poll mode's thread's run time the
+ *	tick missed
+ * @c: the engine
+ *
+ * In the thread's last window (cqn_poll_host_busy()): what its host kept
+ * from its vCPU.
+ *
+ * Context: any.
+ * Return: percent; 0 outside poll mode and before the first window.
+ */
+u32 cqn_cq_host_missed_pct(struct cqn_cq *c)
+{
+	if (READ_ONCE(c->mode) != CQN_CQ_POLL)
+		return 0;
+	return READ_ONCE(c->host_missed_pct);
 }
 
 const struct cqn_cq_mode_ops cqn_cq_poll_ops = {

@@ -367,6 +367,81 @@ bool cqn_poll_stolen(u64 pass_ns, bool quiet)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_stolen);
 
 /**
+ * cqn_poll_host_busy() - does the host keep the guest's vCPUs waiting?
+ * @busy: what the window before said (false for the first)
+ * @ticked_ns: how much of the guest's CPUs' busy time in the window the
+ *	scheduler tick accounted (user, nice, system, irq and softirq time)
+ * @ran_ns: their busy time by the clock: the window's length times the
+ *	online CPUs, less their idle time
+ *
+ * A guest's clock runs on while its host does not run a vCPU, but the tick
+ * is one interrupt however long the gap: at HZ=250 a guest the host ran
+ * all along accounted close to all of its busy time, one whose vCPUs the
+ * host ran half the time about half. (Idle time is measured by the clock,
+ * and a halted vCPU needs no host CPU. A host that reports steal time
+ * has it accounted as such, not as busy time, so it counts as missed;
+ * on nohz_full CPUs the accounting is by the clock, and the host always
+ * looks quiet.) Under CQN_POLL_HOST_BUSY_PCT the host is busy; it stays
+ * so until a window accounted CQN_POLL_HOST_QUIET_PCT or more, so one
+ * window's noise does not flip it.
+ *
+ * Context: any.
+ * Return: true when the host is busy.
+ */
+bool cqn_poll_host_busy(bool busy, u64 ticked_ns, u64 ran_ns)
+{
+	u32 pct = busy ? CQN_POLL_HOST_QUIET_PCT : CQN_POLL_HOST_BUSY_PCT;
+
+	if (!ran_ns)
+		return busy;
+	return div64_u64(ticked_ns * 100, ran_ns) < pct;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_host_busy);
+
+/**
+ * cqn_poll_host_judged() - hold the poll thread to the lowest CPU for its
+ *	host, or let it go, after a window's judgement
+ * @h: the thread's hold: on or off, since when, for how long at least
+ * @busy: the window's judgement (cqn_poll_host_busy())
+ * @now_ns: the time
+ *
+ * On a busy host an exchange that keeps both of a guest's vCPUs busy waits
+ * for the host to run both; held to one vCPU (the lowest-numbered one the
+ * thread may run on, where every poll thread of the guest meets, with the
+ * provider's work its posts and polls do) it needs only one, and the other
+ * halts. A hold starts when a window says the host is busy, and lasts
+ * @h->hold_ms at least, then as long as the windows say so. Held, the
+ * guest leaves the host more room, so a window may say quiet only because
+ * of the hold: a hold let go and started again within
+ * CQN_POLL_HOST_AGAIN_MS doubles its length, up to CQN_POLL_HOST_HOLD_MAX_MS,
+ * and one that starts later is CQN_POLL_HOST_HOLD_MIN_MS again.
+ *
+ * Context: any.
+ * Return: true when the hold starts or ends.
+ */
+bool cqn_poll_host_judged(struct cqn_poll_hold *h, bool busy, u64 now_ns)
+{
+	u64 again_ns = (u64)CQN_POLL_HOST_AGAIN_MS * NSEC_PER_MSEC;
+
+	if (!h->on && busy) {
+		if (h->since_ns && now_ns - h->since_ns < again_ns)
+			h->hold_ms = min_t(u32, h->hold_ms * 2, CQN_POLL_HOST_HOLD_MAX_MS);
+		else
+			h->hold_ms = CQN_POLL_HOST_HOLD_MIN_MS;
+		h->on = true;
+		h->since_ns = now_ns;
+		return true;
+	}
+	if (h->on && !busy && now_ns - h->since_ns >= (u64)h->hold_ms * NSEC_PER_MSEC) {
+		h->on = false;
+		h->since_ns = now_ns;
+		return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_host_judged);
+
+/**
  * cqn_poll_follow() - the CPU the poll thread polls on next
  * @held: the CPU it is held to, or -1: free, wherever the scheduler puts it
  * @cpu: the CPU it runs on
@@ -384,14 +459,16 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_poll_stolen);
  * provider, work items and threads stay on one vCPU leaves the other one
  * halted (the events' work item does, in event mode). So once the host is
  * busy the thread is held to a CPU, where the events are taken if that is
- * a lower-numbered CPU than its own, else its own: two threads whose
- * events each take on the other's CPU (the peers of one guest) meet on the
- * lower one instead of swapping places, and the scheduler does not pull a
- * held thread to a vCPU it would wake. After CQN_POLL_FOLLOW_MS it is let
- * go, whatever happens meanwhile, and stays free for CQN_POLL_FREE_MS at
+ * a lower-numbered CPU than its own, else its own: two threads whose events
+ * each take on the other's CPU (the peers of one guest) meet on the lower
+ * one instead of swapping places, and the scheduler does not pull a held
+ * thread to a vCPU it would wake. After CQN_POLL_FOLLOW_MS it is let go,
+ * whatever happens meanwhile, and stays free for CQN_POLL_FREE_MS at
  * least: threads held to one CPU ride on because they share it, so it
  * takes a ride or a steal of a thread the scheduler has had time to place
- * to say the host is still busy.
+ * to say the host is still busy. (The ticks' judgement of the host,
+ * cqn_poll_host_judged(), holds it to the lowest CPU instead, while it
+ * lasts.)
  *
  * Context: any.
  * Return: the CPU to hold the thread to, or -1 to let it go.

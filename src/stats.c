@@ -55,6 +55,9 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_poll_rides] = "cq_poll_rides",
 	[CQN_STAT_cq_poll_follows] = "cq_poll_follows",
 	[CQN_STAT_cq_poll_spin_raises] = "cq_poll_spin_raises",
+	[CQN_STAT_cq_poll_host_windows] = "cq_poll_host_windows",
+	[CQN_STAT_cq_poll_host_busy] = "cq_poll_host_busy",
+	[CQN_STAT_cq_poll_host_holds] = "cq_poll_host_holds",
 	[CQN_STAT_cq_home_hops] = "cq_home_hops",
 	[CQN_STAT_cq_mode_switches] = "cq_mode_switches",
 	[CQN_STAT_cq_resizes] = "cq_resizes",
@@ -192,6 +195,7 @@ void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *fro
 	}
 	to->poll_window_us = max(to->poll_window_us, from->poll_window_us);
 	to->poll_spin_us = max(to->poll_spin_us, from->poll_spin_us);
+	to->poll_host_missed_pct = max(to->poll_host_missed_pct, from->poll_host_missed_pct);
 }
 
 /**
@@ -228,6 +232,7 @@ void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum)
 	seq_printf(m, "cq_batch_max %llu\n", sum->hist_max[CQN_H_CQ_BATCH]);
 	seq_printf(m, "poll_window_us %llu\n", sum->poll_window_us);
 	seq_printf(m, "poll_spin_us %llu\n", sum->poll_spin_us);
+	seq_printf(m, "poll_host_missed_pct %llu\n", sum->poll_host_missed_pct);
 	seq_printf(m, "rtt_samples %llu\n", cqn_hist_total(rtt));
 	seq_printf(m, "rtt_p50_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 50, 100));
 	seq_printf(m, "rtt_p99_ns %llu\n", cqn_hist_percentile(rtt, rtt_max, 99, 100));

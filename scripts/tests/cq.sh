@@ -21,6 +21,7 @@ ALL_TESTS="
 	poll_spin_learns_the_gap
 	poll_follows_its_events
 	poll_cpu_outlasts_holds
+	poll_judges_host_by_ticks
 	solicited_only_traffic
 	live_resize
 	core_mode_switch_refused
@@ -866,6 +867,78 @@ poll_follows_its_events()
 	[ $((same * 10)) -ge $((held * 9)) ] ||
 		{ fail "both threads held to one CPU in $same of the $held looks that found both held: they did not meet"; return 1; }
 	[ -n "$free" ] || { fail "a thread held throughout the 10 s after the loops ended: cli free at look ${cfree:-never}, srv at ${sfree:-never}"; return 1; }
+	stop_endless_clean "" || return 1
+	ep_remove cli srv
+}
+
+# A host that does not run a vCPU stops its tick with it while the guest's
+# clock runs on: the vCPU's busy time counts the gap, and the tick accounts
+# one tick of it. A poll thread judges its host by the share of the
+# guest's busy time the tick accounted, once per CQN_POLL_HOST_WINDOW_MS
+# of it (cqn_poll_host_busy(): cq_poll_host_windows, cq_poll_host_busy), and
+# while the host is busy it is held to the lowest CPU (cqn_poll_host_judged():
+# cq_poll_host_holds), where every poll thread of the guest meets. The test
+# module cqn_stall plays such a host inside the guest: on every CPU it
+# takes 12 ms of each 16 with interrupts off, and the tick accounts about
+# half of the time. Both ends poll a pingpong (poll_pair). With the stall loaded each
+# end must judge two windows or more, none quiet but the first (it may
+# have begun before the stall), and hold; both threads must be allowed CPU
+# 0 alone in 15 of 20 looks 0.1 s apart. With it removed, each must be
+# seen free (allowed every CPU) within 30 s, unless every window it judged
+# meanwhile was busy: make check's host may be busy itself, a reason to
+# hold. Nothing is lost.
+poll_judges_host_by_ticks()
+{
+	local i ep cp sp all low cw cb sw sb dw db looks=0 ok=1 free= cfree= sfree= line=
+	local -A w0 b0 h0
+
+	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
+	setup || return 1
+	all=$(thread_cpus $$)
+	low=${all%%[-,]*}
+	poll_pair || return 1
+	cp=$POLL_CP sp=$POLL_SP
+	for ep in cli srv; do
+		w0[$ep]=$(ep_stat $ep cq_poll_host_windows) b0[$ep]=$(ep_stat $ep cq_poll_host_busy)
+		h0[$ep]=$(ep_stat $ep cq_poll_host_holds)
+	done
+	insmod "$CQN_KO_DIR/cqn_stall.ko" stall_us=12000 period_us=16000 ||
+		{ fail "insmod cqn_stall.ko failed"; return 1; }
+	for ep in cli srv; do
+		wait_stat 60 $ep cq_poll_host_windows -ge $((w0[$ep] + 3)) 2>/dev/null
+	done
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.1
+		[ "$(thread_cpus "$cp")" = "$low" ] && [ "$(thread_cpus "$sp")" = "$low" ] &&
+			looks=$((looks + 1))
+	done
+	for ep in cli srv; do
+		dw=$(($(ep_stat $ep cq_poll_host_windows) - w0[$ep]))
+		db=$(($(ep_stat $ep cq_poll_host_busy) - b0[$ep]))
+		line+=" $ep: $db of $dw windows busy, $(($(ep_stat $ep cq_poll_host_holds) - h0[$ep])) holds;"
+		[ "$dw" -ge 2 ] && [ "$db" -ge $((dw - 1)) ] &&
+			[ "$(ep_stat $ep cq_poll_host_holds)" -gt "${h0[$ep]}" ] || ok=0
+		w0[$ep]=$(ep_stat $ep cq_poll_host_windows) b0[$ep]=$(ep_stat $ep cq_poll_host_busy)
+	done
+	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
+	for ((i = 0; i < 300; i++)); do
+		[ -n "$cfree" ] || [ "$(thread_cpus "$cp")" != "$all" ] || cfree=$i
+		[ -n "$sfree" ] || [ "$(thread_cpus "$sp")" != "$all" ] || sfree=$i
+		[ -n "$cfree" ] && [ -n "$sfree" ] && { free=$i; break; }
+		sleep 0.1
+	done
+	cw=$(($(ep_stat cli cq_poll_host_windows) - w0[cli])) cb=$(($(ep_stat cli cq_poll_host_busy) - b0[cli]))
+	sw=$(($(ep_stat srv cq_poll_host_windows) - w0[srv])) sb=$(($(ep_stat srv cq_poll_host_busy) - b0[srv]))
+	echo "figure: stalled 12 ms of every 16:$line both threads allowed CPU $low alone in $looks of 20 looks; stall removed: $([ -n "$free" ] && echo "both free by look $free (cli at $cfree, srv at $sfree)" || echo "not both free in 30 s (cli ${cfree:-never}, srv ${sfree:-never})"), cli judged $cb of $cw windows busy, srv $sb of $sw"
+	[ $ok = 1 ] || { fail "with the stall, an end judged a window quiet or never held:$line"; return 1; }
+	[ $((looks * 4)) -ge 60 ] ||
+		{ fail "with the stall, both threads allowed CPU $low alone in $looks of 20 looks"; return 1; }
+	if [ -z "$free" ]; then
+		[ -n "$cfree" ] || { [ "$cw" -gt 0 ] && [ "$cb" = "$cw" ]; } ||
+			{ fail "the client's thread still held 30 s after the stall, though it judged $((cw - cb)) of $cw windows quiet"; return 1; }
+		[ -n "$sfree" ] || { [ "$sw" -gt 0 ] && [ "$sb" = "$sw" ]; } ||
+			{ fail "the server's thread still held 30 s after the stall, though it judged $((sw - sb)) of $sw windows quiet"; return 1; }
+	fi
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cqn_stall: a test module that plays a busy host inside the guest, for
+ * the cq suite's poll_judges_host_by_ticks (Documentation/testing.rst).
+ * Never installed: scripts/build-module builds it beside cqnotify.ko with
+ * CQN_TEST_MODULES=1, and DKMS does not.
+ *
+ * A host that does not run a vCPU stops everything on it, the scheduler
+ * tick too, while the guest's clock runs on: the CPU seems to have been
+ * busy all along, and one tick accounts one tick's worth of the gap. This
+ * module does the same from inside: on every online CPU an hrtimer takes
+ * stall_us of each period_us in hard interrupt context, interrupts off,
+ * so the ticks that fall due meanwhile fire once when it ends. With a
+ * stall longer than a tick (4 ms at HZ=250) ticks are lost as a busy
+ * host loses them.
+ *
+ * Loaded with its parameters, it stalls until it is removed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+
+static unsigned int stall_us = 12000;
+module_param(stall_us, uint, 0444);
+MODULE_PARM_DESC(stall_us, "interrupts-off time taken per period, us (1 to 20000)");
+
+static unsigned int period_us = 16000;
+module_param(period_us, uint, 0444);
+MODULE_PARM_DESC(period_us, "the period, us (more than stall_us, at most 1000000)");
+
+static DEFINE_PER_CPU(struct hrtimer, cqn_stall_timer);
+
+static enum hrtimer_restart cqn_stall_fire(struct hrtimer *t)
+{
+	unsigned int left = stall_us;
+
+	/* Hard interrupt context: interrupts are off until it returns. */
+	while (left) {
+		unsigned int step = min(left, 1000U);
+
+		udelay(step);
+		left -= step;
+	}
+	hrtimer_forward_now(t, ns_to_ktime((u64)period_us * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void cqn_stall_start(void *unused)
+{
+	struct hrtimer *t = this_cpu_ptr(&cqn_stall_timer);
+
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	t->function = cqn_stall_fire;
+	hrtimer_start(t, ns_to_ktime((u64)period_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static int __init cqn_stall_init(void)
+{
+	if (!stall_us || stall_us > 20000 || period_us <= stall_us || period_us > 1000000) {
+		pr_err("stall_us %u, period_us %u: need 1 <= stall_us <= 20000 and stall_us < period_us <= 1000000\n",
+		       stall_us, period_us);
+		return -EINVAL;
+	}
+	cpus_read_lock();
+	on_each_cpu(cqn_stall_start, NULL, 1);
+	cpus_read_unlock();
+	pr_info("taking %u us of every %u us on each CPU\n", stall_us, period_us);
+	return 0;
+}
+
+static void __exit cqn_stall_exit(void)
+{
+	int cpu;
+
+	/* Each was started on its CPU; cancelling one from here is fine. */
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *t = per_cpu_ptr(&cqn_stall_timer, cpu);
+
+		if (t->function)
+			hrtimer_cancel(t);
+	}
+}
+
+module_init(cqn_stall_init);
+module_exit(cqn_stall_exit);
+MODULE_DESCRIPTION("cqnotify test: a busy host played inside the guest");
+MODULE_LICENSE("GPL");
