@@ -798,6 +798,20 @@ poll_pair()
 		{ fail "no cqn-poll thread of cli ('$POLL_CP') or srv ('$POLL_SP')"; return 1; }
 }
 
+# allowed_cpus PID: REPLY = PID's Cpus_allowed_list, read with builtins
+# only (no fork: poll_judges_host_by_ticks reads it while the guest
+# stalls). False once PID is gone.
+allowed_cpus()
+{
+	local k v
+
+	REPLY=
+	while read -r k v; do
+		[ "$k" = Cpus_allowed_list: ] && { REPLY=$v; return 0; }
+	done 2>/dev/null <"/proc/$1/status"
+	return 1
+}
+
 # looks_held A B ALL: in 20 looks 0.1 s apart, how many found thread A or
 # thread B allowed fewer CPUs than ALL (held).
 looks_held()
@@ -872,25 +886,28 @@ poll_follows_its_events()
 }
 
 # A host that does not run a vCPU stops its tick with it while the guest's
-# clock runs on: the vCPU's busy time counts the gap, and the tick accounts
-# one tick of it. A poll thread judges its host by the share of the
-# guest's busy time the tick accounted, once per CQN_POLL_HOST_WINDOW_MS
-# of it (cqn_poll_host_busy(): cq_poll_host_windows, cq_poll_host_busy), and
-# while the host is busy it is held to the lowest CPU (cqn_poll_host_judged():
-# cq_poll_host_holds), where every poll thread of the guest meets. The test
-# module cqn_stall plays such a host inside the guest: on every CPU it
-# takes 12 ms of each 16 with interrupts off, and the tick accounts about
-# half of the time. Both ends poll a pingpong (poll_pair). With the stall loaded each
-# end must judge two windows or more, none quiet but the first (it may
-# have begun before the stall), and hold; both threads must be allowed CPU
-# 0 alone in 15 of 20 looks 0.1 s apart. With it removed, each must be
-# seen free (allowed every CPU) within 30 s, unless every window it judged
-# meanwhile was busy: make check's host may be busy itself, a reason to
-# hold. Nothing is lost.
+# clock runs on: the vCPU's busy time counts the gap, and the tick
+# accounts one tick of it. A poll thread judges its host by the share of
+# the guest's busy time the tick accounted, once per
+# CQN_POLL_HOST_WINDOW_MS of it (cqn_poll_host_busy(): cq_poll_host_windows,
+# cq_poll_host_busy), and while the host is busy it is held to the lowest
+# CPU (cqn_poll_host_judged(): cq_poll_host_holds), where every poll thread
+# of the guest meets. The test module cqn_stall plays such a host inside
+# the guest: on every CPU it takes 12 ms of each 16 with interrupts off,
+# and the tick accounts about half of the busy time. Both ends poll a
+# pingpong (poll_pair). With the stall loaded each end must judge two
+# windows or more, none quiet but the first (it may have begun before the
+# stall), and have held (cq_poll_host_holds since its start: on make
+# check's busy host the hold may have begun before the stall); both
+# threads must be allowed CPU 0 alone in 15 of 20 looks 0.1 s apart. With
+# the stall removed, each must be seen free (allowed every CPU) within 30
+# s, unless every window it judged meanwhile was busy: make check's host
+# may be busy itself, a reason to hold. Nothing is lost. While the stall
+# runs the test forks nothing: each fork then takes the guest long.
 poll_judges_host_by_ticks()
 {
-	local i ep cp sp all low cw cb sw sb dw db looks=0 ok=1 free= cfree= sfree= line=
-	local -A w0 b0 h0
+	local i ep cp sp all low dw db looks=0 ok=1 free= cfree= sfree= line=
+	local -A w0 b0 w1 b1
 
 	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
 	setup || return 1
@@ -899,46 +916,50 @@ poll_judges_host_by_ticks()
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
 	for ep in cli srv; do
-		w0[$ep]=$(ep_stat $ep cq_poll_host_windows) b0[$ep]=$(ep_stat $ep cq_poll_host_busy)
-		h0[$ep]=$(ep_stat $ep cq_poll_host_holds)
+		ep_stats $ep && w0[$ep]=${STATS[cq_poll_host_windows]} b0[$ep]=${STATS[cq_poll_host_busy]}
 	done
 	insmod "$CQN_KO_DIR/cqn_stall.ko" stall_us=12000 period_us=16000 ||
 		{ fail "insmod cqn_stall.ko failed"; return 1; }
-	for ep in cli srv; do
-		wait_stat 60 $ep cq_poll_host_windows -ge $((w0[$ep] + 3)) 2>/dev/null
+	# No fork while the stall runs, where each takes the guest a while:
+	# builtins only (allowed_cpus, ep_stats).
+	for ((i = 0; i < 300; i++)); do
+		ep_stats cli && [ "${STATS[cq_poll_host_windows]}" -ge $((w0[cli] + 3)) ] &&
+			ep_stats srv && [ "${STATS[cq_poll_host_windows]}" -ge $((w0[srv] + 3)) ] && break
+		sleep 0.2
 	done
 	for ((i = 0; i < 20; i++)); do
 		sleep 0.1
-		[ "$(thread_cpus "$cp")" = "$low" ] && [ "$(thread_cpus "$sp")" = "$low" ] &&
-			looks=$((looks + 1))
+		allowed_cpus "$cp" && [ "$REPLY" = "$low" ] && allowed_cpus "$sp" &&
+			[ "$REPLY" = "$low" ] && looks=$((looks + 1))
 	done
 	for ep in cli srv; do
-		dw=$(($(ep_stat $ep cq_poll_host_windows) - w0[$ep]))
-		db=$(($(ep_stat $ep cq_poll_host_busy) - b0[$ep]))
-		line+=" $ep: $db of $dw windows busy, $(($(ep_stat $ep cq_poll_host_holds) - h0[$ep])) holds;"
-		[ "$dw" -ge 2 ] && [ "$db" -ge $((dw - 1)) ] &&
-			[ "$(ep_stat $ep cq_poll_host_holds)" -gt "${h0[$ep]}" ] || ok=0
-		w0[$ep]=$(ep_stat $ep cq_poll_host_windows) b0[$ep]=$(ep_stat $ep cq_poll_host_busy)
+		ep_stats $ep || return 1
+		w1[$ep]=${STATS[cq_poll_host_windows]} b1[$ep]=${STATS[cq_poll_host_busy]}
+		dw=$((w1[$ep] - w0[$ep])) db=$((b1[$ep] - b0[$ep]))
+		line+=" $ep: $db of $dw windows busy, ${STATS[cq_poll_host_holds]} holds in all;"
+		[ "$dw" -ge 2 ] && [ "$db" -ge $((dw - 1)) ] && [ "${STATS[cq_poll_host_holds]}" -gt 0 ] ||
+			ok=0
 	done
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
 	for ((i = 0; i < 300; i++)); do
-		[ -n "$cfree" ] || [ "$(thread_cpus "$cp")" != "$all" ] || cfree=$i
-		[ -n "$sfree" ] || [ "$(thread_cpus "$sp")" != "$all" ] || sfree=$i
+		[ -n "$cfree" ] || { allowed_cpus "$cp" && [ "$REPLY" = "$all" ] && cfree=$i; }
+		[ -n "$sfree" ] || { allowed_cpus "$sp" && [ "$REPLY" = "$all" ] && sfree=$i; }
 		[ -n "$cfree" ] && [ -n "$sfree" ] && { free=$i; break; }
 		sleep 0.1
 	done
-	cw=$(($(ep_stat cli cq_poll_host_windows) - w0[cli])) cb=$(($(ep_stat cli cq_poll_host_busy) - b0[cli]))
-	sw=$(($(ep_stat srv cq_poll_host_windows) - w0[srv])) sb=$(($(ep_stat srv cq_poll_host_busy) - b0[srv]))
-	echo "figure: stalled 12 ms of every 16:$line both threads allowed CPU $low alone in $looks of 20 looks; stall removed: $([ -n "$free" ] && echo "both free by look $free (cli at $cfree, srv at $sfree)" || echo "not both free in 30 s (cli ${cfree:-never}, srv ${sfree:-never})"), cli judged $cb of $cw windows busy, srv $sb of $sw"
-	[ $ok = 1 ] || { fail "with the stall, an end judged a window quiet or never held:$line"; return 1; }
+	for ep in cli srv; do
+		ep_stats $ep || return 1
+		w0[$ep]=$((STATS[cq_poll_host_windows] - w1[$ep])) b0[$ep]=$((STATS[cq_poll_host_busy] - b1[$ep]))
+	done
+	echo "figure: stalled 12 ms of every 16:$line both threads allowed CPU $low alone in $looks of 20 looks; stall removed: $([ -n "$free" ] && echo "both free by look $free (cli at $cfree, srv at $sfree)" || echo "not both free in 30 s (cli ${cfree:-never}, srv ${sfree:-never})"), cli judged ${b0[cli]} of ${w0[cli]} windows busy, srv ${b0[srv]} of ${w0[srv]}"
+	[ $ok = 1 ] || { fail "with the stall, an end judged a window quiet or was never held:$line"; return 1; }
 	[ $((looks * 4)) -ge 60 ] ||
 		{ fail "with the stall, both threads allowed CPU $low alone in $looks of 20 looks"; return 1; }
-	if [ -z "$free" ]; then
-		[ -n "$cfree" ] || { [ "$cw" -gt 0 ] && [ "$cb" = "$cw" ]; } ||
-			{ fail "the client's thread still held 30 s after the stall, though it judged $((cw - cb)) of $cw windows quiet"; return 1; }
-		[ -n "$sfree" ] || { [ "$sw" -gt 0 ] && [ "$sb" = "$sw" ]; } ||
-			{ fail "the server's thread still held 30 s after the stall, though it judged $((sw - sb)) of $sw windows quiet"; return 1; }
-	fi
+	for ep in cli srv; do
+		[ -n "$free" ] || [ -n "$([ $ep = cli ] && echo "$cfree" || echo "$sfree")" ] ||
+			{ [ "${w0[$ep]}" -gt 0 ] && [ "${b0[$ep]}" = "${w0[$ep]}" ]; } ||
+			{ fail "$ep's thread still held 30 s after the stall, though it judged $((w0[$ep] - b0[$ep])) of ${w0[$ep]} windows quiet"; return 1; }
+	done
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }
