@@ -895,11 +895,14 @@ poll_follows_its_events()
 # of the guest meets. The test module cqn_stall plays such a host inside
 # the guest: on every CPU it takes 12 ms of each 16 with interrupts off,
 # and the tick accounts about half of the busy time. Both ends poll a
-# pingpong (poll_pair). With the stall loaded each end must judge two
-# windows or more, none quiet but the first (it may have begun before the
-# stall), and have held (cq_poll_host_holds since its start: on make
-# check's busy host the hold may have begun before the stall); both
-# threads must be allowed CPU 0 alone in 15 of 20 looks 0.1 s apart. With
+# pingpong (poll_pair), the client's thread moved to the last CPU first
+# (poll_cpu set, then -1 again: a hold must move it). With the stall
+# loaded each end must judge three windows or more, none quiet but the
+# first two (one may have ended before the stall, the next begun before
+# it: from quiet, busy takes under 80 %), and have held
+# (cq_poll_host_holds since its start: on make check's busy host the hold
+# may have begun before the stall); both threads must be allowed CPU 0
+# alone in 15 of 20 looks 0.1 s apart. With
 # the stall removed, each must be seen free (allowed every CPU) within 30
 # s, unless every window it judged meanwhile was busy: make check's host
 # may be busy itself, a reason to hold. Nothing is lost. While the stall
@@ -915,6 +918,9 @@ poll_judges_host_by_ticks()
 	low=${all%%[-,]*}
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
+	# The client's thread starts on the last CPU: a hold must move it.
+	expect_write "$CQN_CFS/endpoints/cli/poll_cpu" "$(($(nproc) - 1))" &&
+		expect_write "$CQN_CFS/endpoints/cli/poll_cpu" -1 || return 1
 	for ep in cli srv; do
 		ep_stats $ep && w0[$ep]=${STATS[cq_poll_host_windows]} b0[$ep]=${STATS[cq_poll_host_busy]}
 	done
@@ -937,7 +943,7 @@ poll_judges_host_by_ticks()
 		w1[$ep]=${STATS[cq_poll_host_windows]} b1[$ep]=${STATS[cq_poll_host_busy]}
 		dw=$((w1[$ep] - w0[$ep])) db=$((b1[$ep] - b0[$ep]))
 		line+=" $ep: $db of $dw windows busy, ${STATS[cq_poll_host_holds]} holds in all;"
-		[ "$dw" -ge 2 ] && [ "$db" -ge $((dw - 1)) ] && [ "${STATS[cq_poll_host_holds]}" -gt 0 ] ||
+		[ "$dw" -ge 3 ] && [ "$db" -ge $((dw - 2)) ] && [ "${STATS[cq_poll_host_holds]}" -gt 0 ] ||
 			ok=0
 	done
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
