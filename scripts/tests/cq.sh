@@ -897,9 +897,11 @@ poll_follows_its_events()
 # and the tick accounts about half of the busy time. Both ends poll a
 # pingpong (poll_pair), the client's thread moved to the last CPU first
 # (poll_cpu set, then -1 again: a hold must move it). With the stall
-# loaded each end must judge three windows or more, none quiet but the
-# first two (one may have ended before the stall, the next begun before
-# it: from quiet, busy takes under 80 %), and have held
+# loaded each end must judge three windows or more, three quarters of
+# them busy (the first two may not be: one may have ended before the
+# stall, the next begun before it, and from quiet busy takes under 80 %;
+# on the debug kernel, whose vCPUs take turns on one host thread, 4 of
+# 145 were quiet in a passing run), and have held
 # (cq_poll_host_holds since its start: on make check's busy host the hold
 # may have begun before the stall); both threads must be allowed CPU 0
 # alone in 15 of 20 looks 0.1 s apart. With
@@ -943,7 +945,8 @@ poll_judges_host_by_ticks()
 		w1[$ep]=${STATS[cq_poll_host_windows]} b1[$ep]=${STATS[cq_poll_host_busy]}
 		dw=$((w1[$ep] - w0[$ep])) db=$((b1[$ep] - b0[$ep]))
 		line+=" $ep: $db of $dw windows busy, ${STATS[cq_poll_host_holds]} holds in all;"
-		[ "$dw" -ge 3 ] && [ "$db" -ge $((dw - 2)) ] && [ "${STATS[cq_poll_host_holds]}" -gt 0 ] ||
+		[ "$dw" -ge 3 ] && [ $((db * 4)) -ge $((dw * 3)) ] &&
+			[ "${STATS[cq_poll_host_holds]}" -gt 0 ] ||
 			ok=0
 	done
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
@@ -958,7 +961,7 @@ poll_judges_host_by_ticks()
 		w0[$ep]=$((STATS[cq_poll_host_windows] - w1[$ep])) b0[$ep]=$((STATS[cq_poll_host_busy] - b1[$ep]))
 	done
 	echo "figure: stalled 12 ms of every 16:$line both threads allowed CPU $low alone in $looks of 20 looks; stall removed: $([ -n "$free" ] && echo "both free by look $free (cli at $cfree, srv at $sfree)" || echo "not both free in 30 s (cli ${cfree:-never}, srv ${sfree:-never})"), cli judged ${b0[cli]} of ${w0[cli]} windows busy, srv ${b0[srv]} of ${w0[srv]}"
-	[ $ok = 1 ] || { fail "with the stall, an end judged a window quiet or was never held:$line"; return 1; }
+	[ $ok = 1 ] || { fail "with the stall, an end judged over a quarter of its windows quiet or was never held:$line"; return 1; }
 	[ $((looks * 4)) -ge 60 ] ||
 		{ fail "with the stall, both threads allowed CPU $low alone in $looks of 20 looks"; return 1; }
 	for ep in cli srv; do
