@@ -211,14 +211,15 @@ static bool cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 }
 
 /*
- * What the poll thread knows of its host: at the start of the window, the
- * time (by cqn_cq_clock() and by ktime_get_ns(), which the idle times
- * follow), the online CPUs, what the tick accounted of their busy time and
- * their idle time (cqn_poll_host_busy()); what the window before said,
- * and its hold for the host.
+ * What the poll thread knows of its host: when it looks next (by
+ * cqn_cq_clock()); at the start of the window, the time (by
+ * ktime_get_ns(), which the idle times follow), the online CPUs, what the
+ * tick accounted of their busy time and their idle time
+ * (cqn_poll_host_busy()); what the window before said, and its hold for
+ * the host.
  */
 struct cqn_poll_host {
-	u64 at;
+	u64 next;
 	u64 at_kt;
 	u64 ticked;
 	u64 idle;
@@ -260,7 +261,7 @@ static void cqn_poll_host_read(u64 *ticked, u64 *idle)
 
 static void cqn_poll_host_start(struct cqn_poll_host *h, u64 now)
 {
-	h->at = now;
+	h->next = now + (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC;
 	h->at_kt = ktime_get_ns();
 	h->cpus = num_online_cpus();
 	cqn_poll_host_read(&h->ticked, &h->idle);
@@ -275,13 +276,14 @@ static void cqn_poll_host_start(struct cqn_poll_host *h, u64 now)
  * beside it (a thread that runs just after each tick and sleeps before
  * the next is never sampled), while every tick the host lets fire
  * accounts some CPU's time. A window over which a CPU came or went starts
- * again.
+ * again; one whose CPUs were not busy long enough goes on, looked at again
+ * a window's length later.
  */
 static void cqn_poll_host_watch(struct cqn_cq *c, struct cqn_poll_host *h, u64 now)
 {
 	u64 ticked, idle, busy_ns, wall;
 
-	if (now - h->at < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC)
+	if (now < h->next)
 		return;
 	if (num_online_cpus() != h->cpus) {
 		cqn_poll_host_start(h, now);
@@ -292,8 +294,10 @@ static void cqn_poll_host_watch(struct cqn_cq *c, struct cqn_poll_host *h, u64 n
 	ticked -= h->ticked;
 	idle -= h->idle;
 	busy_ns = wall * h->cpus > idle ? wall * h->cpus - idle : 0;
-	if (busy_ns < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC)
+	if (busy_ns < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC) {
+		h->next = now + (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC;
 		return;
+	}
 	h->busy = cqn_poll_host_busy(h->busy, ticked, busy_ns);
 	WRITE_ONCE(c->host_missed_pct,
 		   ticked < busy_ns ? 100 - div64_u64(ticked * 100, busy_ns) : 0);
@@ -311,6 +315,9 @@ static void cqn_poll_host_watch(struct cqn_cq *c, struct cqn_poll_host *h, u64 n
  * let go. A thread that poll_cpu binds, at its start or live, stays where
  * it is bound: poll_cpus_lock orders this against a live poll_cpu, and a
  * hold found under a poll_cpu set meanwhile just ends, its CPUs poll_cpu's.
+ * A hold whose thread a live poll_cpu rebound and then freed (set, then -1
+ * again) is taken again: a hold for the host lasts as long as the host is
+ * busy, and must not go on believing itself in place.
  */
 static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool busy,
 			       bool for_host, u64 now)
@@ -323,7 +330,15 @@ static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool bus
 		cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
 				      now - *since);
 
-	if (cpu == *held || (*held < 0 && READ_ONCE(c->params.poll_cpu) >= 0))
+	/*
+	 * Held where it should be and still allowed that CPU alone: nothing
+	 * to do. A live poll_cpu since the hold rebound the thread (then
+	 * freed it, if set back to -1): the lock below sees that.
+	 */
+	if (cpu == *held && (cpu < 0 || (current->nr_cpus_allowed == 1 &&
+					 cpumask_test_cpu(cpu, current->cpus_ptr))))
+		return;
+	if (*held < 0 && READ_ONCE(c->params.poll_cpu) >= 0)
 		return;
 	mutex_lock(&c->poll_cpus_lock);
 	if (c->params.poll_cpu >= 0) {

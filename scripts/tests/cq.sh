@@ -895,34 +895,33 @@ poll_follows_its_events()
 # of the guest meets. The test module cqn_stall plays such a host inside
 # the guest: on every CPU it takes 12 ms of each 16 with interrupts off,
 # and the tick accounts about half of the busy time. Both ends poll a
-# pingpong (poll_pair), the client's thread moved to the last CPU first
-# (poll_cpu set, then -1 again: a hold must move it). With the stall
-# loaded each end must judge three windows or more, three quarters of
-# them busy (the first two may not be: one may have ended before the
-# stall, the next begun before it, and from quiet busy takes under 80 %;
-# on the debug kernel, whose vCPUs take turns on one host thread, 4 of
-# 145 were quiet in a passing run), and have held
+# pingpong (poll_pair). With the stall loaded each end must judge three
+# windows or more, three quarters of them busy (the first two may not be:
+# one may end before the stall, the next straddle it, and from quiet busy
+# takes under 80 %; the debug kernel, whose vCPUs take turns on one host
+# thread, judged 4 of 145 quiet in a passing run), and have held
 # (cq_poll_host_holds since its start: on make check's busy host the hold
-# may have begun before the stall); both threads must be allowed CPU 0
-# alone in 15 of 20 looks 0.1 s apart. With
-# the stall removed, each must be seen free (allowed every CPU) within 30
-# s, unless every window it judged meanwhile was busy: make check's host
-# may be busy itself, a reason to hold. Nothing is lost. While the stall
-# runs the test forks nothing: each fork then takes the guest long.
+# may begin before the stall). Then the client's thread is moved to the
+# last CPU and freed again by a live poll_cpu (set, then -1), and both
+# threads must be allowed CPU 0 alone in 15 of 20 looks 0.1 s apart: a
+# hold goes on through a poll_cpu that came and went (in make check a hold
+# begun before such a change believed itself in place while its thread
+# ran free: 0 of 20). With the stall removed, each must be seen free
+# (allowed every CPU) within 30 s, unless every window it judged meanwhile
+# was busy: make check's host may be busy itself, a reason to hold.
+# Nothing is lost. While the stall runs the test forks nothing (builtins
+# only): each fork then takes the guest long.
 poll_judges_host_by_ticks()
 {
-	local i ep cp sp all low dw db looks=0 ok=1 free= cfree= sfree= line=
+	local i ep cp sp all low last dw db looks=0 ok=1 free= cfree= sfree= line=
 	local -A w0 b0 w1 b1
 
 	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
 	setup || return 1
 	all=$(thread_cpus $$)
-	low=${all%%[-,]*}
+	low=${all%%[-,]*} last=$(($(nproc) - 1))
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
-	# The client's thread starts on the last CPU: a hold must move it.
-	expect_write "$CQN_CFS/endpoints/cli/poll_cpu" "$(($(nproc) - 1))" &&
-		expect_write "$CQN_CFS/endpoints/cli/poll_cpu" -1 || return 1
 	for ep in cli srv; do
 		ep_stats $ep && w0[$ep]=${STATS[cq_poll_host_windows]} b0[$ep]=${STATS[cq_poll_host_busy]}
 	done
@@ -935,6 +934,11 @@ poll_judges_host_by_ticks()
 			ep_stats srv && [ "${STATS[cq_poll_host_windows]}" -ge $((w0[srv] + 3)) ] && break
 		sleep 0.2
 	done
+	# The client's thread to the last CPU and free again, live, while the
+	# host is busy: its hold must take it back to CPU 0.
+	echo "$last" >"$CQN_CFS/endpoints/cli/poll_cpu" &&
+		echo -1 >"$CQN_CFS/endpoints/cli/poll_cpu" ||
+		{ rmmod cqn_stall; fail "cannot set cli's poll_cpu live"; return 1; }
 	for ((i = 0; i < 20; i++)); do
 		sleep 0.1
 		allowed_cpus "$cp" && [ "$REPLY" = "$low" ] && allowed_cpus "$sp" &&
