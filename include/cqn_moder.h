@@ -62,11 +62,13 @@
  */
 #define CQN_POLL_FREE_MS		250
 /*
- * The poll thread judges the host by how much of the guest's busy time the
+ * The poll threads judge their host by how much of the guest's busy time the
  * scheduler tick accounted (cqn_poll_host_busy()), once per this much
  * busy time of the guest's CPUs: 64 ticks at HZ=250.
  */
 #define CQN_POLL_HOST_WINDOW_MS		256
+/* A poll thread looks at the judgement once per this much of its own time. */
+#define CQN_POLL_HOST_LOOK_MS		16
 /* A quiet host turns busy when the tick accounted less than this share, in %... */
 #define CQN_POLL_HOST_BUSY_PCT		80
 /* ...and a busy one quiet again when it accounted at least this share. */

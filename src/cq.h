@@ -9,6 +9,7 @@
  *   src/cq_event.c	the event-driven modes' wakeup, comp_handler, event's work item
  *   src/cq_adaptive.c	the adaptive mode: its thread and polling window
  *   src/cq_poll.c	the poll mode's thread
+ *   src/cq_poll_host.c	the poll threads' judgement of their host
  *   src/cq_core.c	the RDMA core's modes (softirq, workqueue) and its DIM
  *   src/cq_moder.c	moderation: in the device, in software, adaptive
  *   src/cq_guard.c	the silent-CQ watchdog, the storm guard, timer polling
@@ -288,8 +289,9 @@ struct cqn_cq_faults {
  * @nap_last_ns: poll mode: when it last did
  * @spin_us: poll mode: the spin @poller learned from its naps
  *	(cqn_poll_spin_next(), 0 before it learned), for the stats
- * @host_missed_pct: poll mode: the share of @poller's run time the tick
- *	missed in its last window (cqn_poll_host_busy()), for the stats
+ * @host_missed_pct: poll mode: the share of the guest's busy time the tick
+ *	missed in the last window @poller took (src/cq_poll_host.c), for the
+ *	stats
  * @nap_cpu: poll mode: the CPU where the work item last handed completions
  *	over during a nap (the CPU that took their event), -1 before that
  * @poll_cpus_lock: poll mode: serialises changes to @poller's CPUs, by a
@@ -445,6 +447,25 @@ static inline int cqn_cq_poll_nice(u32 prio)
 {
 	return prio == CQN_POLL_PRIO_NORMAL ? 0 : MAX_NICE;
 }
+
+/* src/cq_poll_host.c */
+
+/**
+ * struct cqn_poll_host_view - what one poll thread took of the guest-wide
+ *	judgement of its host
+ * @seq: the last judgement it took
+ * @held: that judgement holds it to the lowest CPU
+ * @look: when it looks again (cqn_cq_clock())
+ */
+struct cqn_poll_host_view {
+	unsigned long seq;
+	bool held;
+	u64 look;
+};
+
+void cqn_poll_host_join(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now);
+void cqn_poll_host_leave(void);
+bool cqn_poll_host_look(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now);
 
 /* src/cq_core.c */
 extern const struct cqn_cq_mode_ops cqn_cq_softirq_ops;

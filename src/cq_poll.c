@@ -38,16 +38,15 @@
  * (``cq_poll_follows``, cqn_poll_follow()): the one that takes its CQ's
  * events if lower-numbered, else its own, so that on a busy host both
  * peers of a guest and the provider's work share one vCPU and the other
- * halts. The thread also judges its host by how much of the guest's busy
- * time the scheduler tick accounted, once per CQN_POLL_HOST_WINDOW_MS of
- * it (cqn_poll_host_busy(), ``cq_poll_host_windows``,
- * ``cq_poll_host_busy``): a host that does not run a vCPU stops its tick
- * while the guest's clock runs on, so a busy host shows as busy time the
- * tick missed, in a stream too, where passes always find work and
- * neither steals nor rides say it.
- * While the host is busy the thread is held to the lowest CPU it may run
- * on (cqn_poll_host_judged(), ``cq_poll_host_holds``), where every poll
- * thread of the guest meets. poll_idle_us 0 spins always. The thread runs
+ * halts. The poll threads also judge their host together, by how much of
+ * the guest's busy time the scheduler tick accounted (src/cq_poll_host.c,
+ * ``cq_poll_host_windows``, ``cq_poll_host_busy``): a host that does not
+ * run a vCPU stops its tick while the guest's clock runs on, so a busy
+ * host shows as busy time the tick missed, in a stream too, where passes
+ * always find work and neither steals nor rides say it. While the host
+ * is busy every poll thread is held to the lowest CPU it may run on
+ * (``cq_poll_host_holds``), where they all meet. poll_idle_us 0 spins
+ * always. The thread runs
  * at nice 19 unless poll_priority is normal: the tasks it would otherwise
  * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
  * first.
@@ -57,10 +56,8 @@
 #include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
-#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
-#include <linux/tick.h>
 
 #include "cq.h"
 
@@ -211,105 +208,6 @@ static bool cqn_cq_poll_nap(struct cqn_cq *c, u32 nap, struct cqn_poll_rates *r)
 }
 
 /*
- * What the poll thread knows of its host: when it looks next (by
- * cqn_cq_clock()); at the start of the window, the time (by
- * ktime_get_ns(), which the idle times follow), the online CPUs, what the
- * tick accounted of their busy time and their idle time
- * (cqn_poll_host_busy()); what the window before said, and its hold for
- * the host.
- */
-struct cqn_poll_host {
-	u64 next;
-	u64 at_kt;
-	u64 ticked;
-	u64 idle;
-	unsigned int cpus;
-	bool busy;
-	struct cqn_poll_hold hold;
-};
-
-/*
- * The online CPUs' busy time as the tick accounted it (a tick the host did
- * not let fire accounts nothing; stolen time the host reports is not
- * counted either), and their idle time, measured by the clock where the
- * tick stops when idle, in nanoseconds.
- */
-static void cqn_poll_host_read(u64 *ticked, u64 *idle)
-{
-	struct kernel_cpustat kcs;
-	u64 us;
-	int cpu;
-
-	*ticked = 0;
-	*idle = 0;
-	for_each_online_cpu(cpu) {
-		kcpustat_cpu_fetch(&kcs, cpu);
-		*ticked += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
-			   kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
-			   kcs.cpustat[CPUTIME_SOFTIRQ];
-		us = get_cpu_idle_time_us(cpu, NULL);
-		if (us == (u64)-1) {
-			*idle += kcs.cpustat[CPUTIME_IDLE] + kcs.cpustat[CPUTIME_IOWAIT];
-			continue;
-		}
-		*idle += us * NSEC_PER_USEC;
-		us = get_cpu_iowait_time_us(cpu, NULL);
-		if (us != (u64)-1)
-			*idle += us * NSEC_PER_USEC;
-	}
-}
-
-static void cqn_poll_host_start(struct cqn_poll_host *h, u64 now)
-{
-	h->next = now + (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC;
-	h->at_kt = ktime_get_ns();
-	h->cpus = num_online_cpus();
-	cqn_poll_host_read(&h->ticked, &h->idle);
-}
-
-/*
- * Judge the host once the guest's CPUs were busy CQN_POLL_HOST_WINDOW_MS
- * since the last judgement, by the clock (``cq_poll_host_windows``,
- * ``cq_poll_host_busy``), and start or end a hold for it
- * (``cq_poll_host_holds``). The whole guest's figures, not the thread's
- * own: how the tick samples one task's run time depends on the tasks
- * beside it (a thread that runs just after each tick and sleeps before
- * the next is never sampled), while every tick the host lets fire
- * accounts some CPU's time. A window over which a CPU came or went starts
- * again; one whose CPUs were not busy long enough goes on, looked at again
- * a window's length later.
- */
-static void cqn_poll_host_watch(struct cqn_cq *c, struct cqn_poll_host *h, u64 now)
-{
-	u64 ticked, idle, busy_ns, wall;
-
-	if (now < h->next)
-		return;
-	if (num_online_cpus() != h->cpus) {
-		cqn_poll_host_start(h, now);
-		return;
-	}
-	wall = ktime_get_ns() - h->at_kt;
-	cqn_poll_host_read(&ticked, &idle);
-	ticked -= h->ticked;
-	idle -= h->idle;
-	busy_ns = wall * h->cpus > idle ? wall * h->cpus - idle : 0;
-	if (busy_ns < (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC) {
-		h->next = now + (u64)CQN_POLL_HOST_WINDOW_MS * NSEC_PER_MSEC;
-		return;
-	}
-	h->busy = cqn_poll_host_busy(h->busy, ticked, busy_ns);
-	WRITE_ONCE(c->host_missed_pct,
-		   ticked < busy_ns ? 100 - div64_u64(ticked * 100, busy_ns) : 0);
-	cqn_poll_host_start(h, now);
-	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_windows);
-	if (h->busy)
-		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_busy);
-	if (cqn_poll_host_judged(&h->hold, h->busy, now) && h->hold.on)
-		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_holds);
-}
-
-/*
  * Hold the thread to the CPU cqn_poll_follow() says, or let it go: *@held
  * is the CPU it is held to (-1: free), *@since when it was last held or
  * let go. A thread that poll_cpu binds, at its start or live, stays where
@@ -365,17 +263,17 @@ static int cqn_cq_poll_thread(void *arg)
 	unsigned long idle_preempts = 0;
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
-	struct cqn_poll_host host = {};
+	struct cqn_poll_host_view host;
 	u32 nap = 0, held = 0, spin = 0, idle_us;
 	int n, follow = -1;
-	bool rode, first, preempted;
+	bool rode, first, preempted, for_host;
 	u64 hit;
 
-	cqn_poll_host_start(&host, cqn_cq_clock());
+	cqn_poll_host_join(c, &host, idle_since);
 	/* The work item never runs while this thread does: c->wcs is ours. */
 	while (!kthread_should_stop()) {
 		t0 = cqn_cq_clock();
-		cqn_poll_host_watch(c, &host, t0);
+		for_host = cqn_poll_host_look(c, &host, t0);
 		if (cqn_poll_pass_start(&pass, t0)) {
 			cqn_stat_inc(c->stats, CQN_STAT_cq_poll_steals);
 			stolen_until = t0 + CQN_POLL_STEAL_HOLD_MS * NSEC_PER_MSEC;
@@ -395,9 +293,8 @@ static int cqn_cq_poll_thread(void *arg)
 						now < stolen_until);
 		if (!nap) {
 			pass.empty = !n;
-			if (follow >= 0 || host.hold.on)
-				cqn_cq_poll_follow(c, &follow, &follow_since, false, host.hold.on,
-						   now);
+			if (follow >= 0 || for_host)
+				cqn_cq_poll_follow(c, &follow, &follow_since, false, for_host, now);
 			cond_resched();
 			continue;
 		}
@@ -433,8 +330,9 @@ static int cqn_cq_poll_thread(void *arg)
 		}
 		WRITE_ONCE(c->spin_us, spin);
 		cqn_cq_poll_follow(c, &follow, &follow_since, rode || held_since < stolen_until,
-				   host.hold.on, held_since);
+				   for_host, held_since);
 	}
+	cqn_poll_host_leave();
 	return 0;
 }
 
@@ -486,12 +384,12 @@ u32 cqn_cq_spin_us(struct cqn_cq *c)
 }
 
 /**
- * cqn_cq_host_missed_pct() - how much of poll mode's thread's run time the
- *	tick missed
+ * cqn_cq_host_missed_pct() - how much of the guest's busy time the tick
+ *	missed, as poll mode's thread last took it
  * @c: the engine
  *
- * In the thread's last window (cqn_poll_host_busy()): what its host kept
- * from its vCPU.
+ * In the last window the thread took (src/cq_poll_host.c,
+ * cqn_poll_host_busy()): what the host kept from the guest's vCPUs.
  *
  * Context: any.
  * Return: percent; 0 outside poll mode and before the first window.
