@@ -529,7 +529,7 @@ wait_for()
 	while :; do
 		"$@" && return 0
 		[ $SECONDS -lt $end ] || break
-		sleep 0.2
+		pause 0.2
 	done
 	fail "timed out after $secs s waiting for: $*"
 }
@@ -537,10 +537,11 @@ wait_for()
 # stat_test NAME KEY OP VALUE: test(1) the current value of a stat.
 stat_test()
 {
-	local v
+	local -A STATS
 
-	v=$(ep_stat "$1" "$2") || return 1
-	test "$v" "$3" "$4"
+	# No fork: ep_stats fills this local STATS, the caller's stays.
+	ep_stats "$1" && [ -n "${STATS[$2]+set}" ] || return 1
+	test "${STATS[$2]}" "$3" "$4"
 }
 
 # wait_stat SECONDS NAME KEY OP VALUE: wait until stat KEY of endpoint
@@ -553,7 +554,7 @@ wait_stat()
 	while :; do
 		stat_test "$@" && return 0
 		[ $SECONDS -lt $end ] || break
-		sleep 0.2
+		pause 0.2
 	done
 	fail "timed out after $secs s waiting for $1 $2 $3 $4 (now '$(ep_stat "$1" "$2")')"
 }
@@ -758,6 +759,16 @@ thread_nice()
 
 	read -ra f 2>/dev/null <"/proc/$1/stat" || return 1
 	echo "${f[18]}"
+}
+
+# pause SECONDS: sleep without a fork: a read that times out on a pipe
+# nobody writes to (each fork and exec of sleep(1) costs a TCG guest whose
+# CPUs are busy a good part of a tenth of a second; the looks of the poll
+# tests take hundreds of them).
+pause()
+{
+	[ -n "${PAUSE_FD:-}" ] || exec {PAUSE_FD}<> <(:)
+	read -r -t "$1" -u "$PAUSE_FD" _ || :
 }
 
 # thread_cpus PID: the CPUs thread PID may run on (Cpus_allowed_list, as
