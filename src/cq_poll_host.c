@@ -22,12 +22,18 @@
 
 #include <linux/kernel_stat.h>
 #include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/tick.h>
 #include <linux/timekeeping.h>
 
 #include "cq.h"
 #include "cqn_moder.h"
+
+static bool poll_host_hold = true;
+module_param(poll_host_hold, bool, 0644);
+MODULE_PARM_DESC(poll_host_hold,
+		 "hold every poll thread to the lowest CPU while the missed ticks say the host is busy (default: 1; 0: judge and count, never hold)");
 
 /*
  * The guest-wide judgement: @lock serialises judging, joining and leaving;
@@ -143,7 +149,7 @@ static void cqn_poll_host_take(struct cqn_cq *c, struct cqn_poll_host_view *v)
 	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_windows);
 	if (READ_ONCE(cqn_poll_host.busy))
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_busy);
-	held = READ_ONCE(cqn_poll_host.held);
+	held = READ_ONCE(cqn_poll_host.held) && READ_ONCE(poll_host_hold);
 	if (held && !v->held)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_holds);
 	v->held = held;
@@ -172,7 +178,7 @@ void cqn_poll_host_join(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now)
 		cqn_poll_host_start(ktime_get_ns());
 	}
 	v->seq = cqn_poll_host.seq;
-	v->held = cqn_poll_host.held;
+	v->held = cqn_poll_host.held && READ_ONCE(poll_host_hold);
 	if (v->held)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_poll_host_holds);
 	mutex_unlock(&cqn_poll_host.lock);
@@ -199,7 +205,9 @@ void cqn_poll_host_leave(void)
  * @now: cqn_cq_clock()
  *
  * Looks every CQN_POLL_HOST_LOOK_MS of the thread's own time; a window
- * that is due is judged by the one thread that finds the lock free.
+ * that is due is judged by the one thread that finds the lock free. With
+ * the module parameter poll_host_hold 0 the host is judged and counted,
+ * and no thread is held for it.
  *
  * Context: the poll thread.
  * Return: true while the thread is held to the lowest CPU for the host.
@@ -218,5 +226,8 @@ bool cqn_poll_host_look(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now)
 		mutex_unlock(&cqn_poll_host.lock);
 	}
 	cqn_poll_host_take(c, v);
+	/* poll_host_hold set to 0: the hold ends as a ride's does. */
+	if (v->held && !READ_ONCE(poll_host_hold))
+		v->held = false;
 	return v->held;
 }
