@@ -800,15 +800,22 @@ poll_pair()
 
 # allowed_cpus PID: REPLY = PID's Cpus_allowed_list, read with builtins
 # only (no fork: poll_judges_host_by_ticks reads it while the guest
-# stalls). False once PID is gone.
+# stalls). False once PID is gone. Read again when the line is not found:
+# the kernel makes the file anew at each read(2), and bash's read takes it
+# in pieces, so a line before it that changed length meanwhile ("State:
+# R (running)", then "D (disk sleep)") shifts it out of reach (2 of 30
+# looks beside the loops of poll_cpu_outlasts_holds, 2026-12-05).
 allowed_cpus()
 {
-	local k v
+	local k v try
 
 	REPLY=
-	while read -r k v; do
-		[ "$k" = Cpus_allowed_list: ] && { REPLY=$v; return 0; }
-	done 2>/dev/null <"/proc/$1/status"
+	for ((try = 0; try < 5; try++)); do
+		[ -e "/proc/$1/status" ] || return 1
+		while read -r k v; do
+			[ "$k" = Cpus_allowed_list: ] && { REPLY=$v; return 0; }
+		done 2>/dev/null <"/proc/$1/status"
+	done
 	return 1
 }
 
@@ -883,8 +890,13 @@ poll_follows_run()
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
 	looks_held "$cp" "$sp" "$all" && before=$LOOKS
+	fc=$(ep_stat cli cq_poll_follows) fs=$(ep_stat srv cq_poll_follows)
 	loops_start all
-	# Builtins only in the looks: beside the loops each fork takes long.
+	# The looks start once both threads followed since the loops began
+	# (a hold needs a ride or a steal first), 10 s at most; builtins
+	# only in them: beside the loops each fork takes long.
+	wait_stat 10 cli cq_poll_follows -gt "$fc" 2>/dev/null &&
+		wait_stat 10 srv cq_poll_follows -gt "$fs" 2>/dev/null
 	for ((i = 0; i < 40; i++)); do
 		pause 0.1
 		allowed_cpus "$cp" && ca=$REPLY && allowed_cpus "$sp" && sa=$REPLY || continue
@@ -1091,7 +1103,13 @@ poll_cpu_outlasts_holds()
 	# Already held for a busy host (make check), it may not be held anew.
 	[ "$held" -gt 0 ] || { allowed_cpus "$cp" && [ "$REPLY" = "$all" ]; } || held=1
 	if [ "$held" -gt 0 ] && expect_write "$CQN_CFS/endpoints/cli/poll_cpu" "$last"; then
-		# Builtins only: beside the loops each fork takes long.
+		# Bound first (the write returns before the loops let the
+		# change be seen everywhere); then builtins only: beside the
+		# loops each fork takes long.
+		for ((i = 0; i < 50; i++)); do
+			allowed_cpus "$cp" && [ "$REPLY" = "$last" ] && break
+			pause 0.1
+		done
 		for ((i = 0; i < 30; i++)); do
 			pause 0.1
 			allowed_cpus "$cp" && [ "$REPLY" = "$last" ] && bound=$((bound + 1))

@@ -761,14 +761,26 @@ thread_nice()
 	echo "${f[18]}"
 }
 
-# pause SECONDS: sleep without a fork: a read that times out on a pipe
-# nobody writes to (each fork and exec of sleep(1) costs a TCG guest whose
-# CPUs are busy a good part of a tenth of a second; the looks of the poll
-# tests take hundreds of them).
+# pause SECONDS: sleep without a fork: a read that times out on a FIFO
+# nobody writes to, opened once per shell (each fork and exec of sleep(1)
+# costs a TCG guest whose CPUs are busy a good part of a tenth of a
+# second; the looks of the poll tests take hundreds of them). The test
+# guests have no /dev/fd, so not a process substitution. A read that
+# ends other than by its timeout sleeps instead: a pause never spins.
 pause()
 {
-	[ -n "${PAUSE_FD:-}" ] || exec {PAUSE_FD}<> <(:)
-	read -r -t "$1" -u "$PAUSE_FD" _ || :
+	local f=/run/cqn-pause.$BASHPID
+
+	if [ -z "${PAUSE_FD+set}" ]; then
+		PAUSE_FD=
+		mkfifo "$f" 2>/dev/null && exec {PAUSE_FD}<>"$f"
+		rm -f "$f"
+	fi
+	if [ -n "$PAUSE_FD" ]; then
+		read -r -t "$1" -u "$PAUSE_FD" _
+		[ $? -gt 128 ] && return 0
+	fi
+	sleep "$1"
 }
 
 # thread_cpus PID: the CPUs thread PID may run on (Cpus_allowed_list, as
