@@ -1043,14 +1043,16 @@ poll_judges_host_by_ticks()
 			ok=0
 	done
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
-	# Each thread free, or held for a host it judged busy in half of
-	# eight windows or more since: the looks end.
+	# Each thread free, or held for a host it judged busy in half of 40
+	# windows or more since: the looks end. (Not fewer: the first windows
+	# after the stall still judge busy, 7 of 9 in one run, and a hold that
+	# never ends passed on eight.)
 	for ((i = 0; i < 300; i++)); do
 		[ -n "$cfree" ] || { allowed_cpus "$cp" && [ "$REPLY" = "$all" ] && cfree=$i; }
 		[ -n "$sfree" ] || { allowed_cpus "$sp" && [ "$REPLY" = "$all" ] && sfree=$i; }
 		[ -n "$cfree" ] && [ -n "$sfree" ] && { free=$i; break; }
-		{ [ -n "$cfree" ] || { host_since cli "${w1[cli]}" "${b1[cli]}" && busy_host 8 2; }; } &&
-			{ [ -n "$sfree" ] || { host_since srv "${w1[srv]}" "${b1[srv]}" && busy_host 8 2; }; } &&
+		{ [ -n "$cfree" ] || { host_since cli "${w1[cli]}" "${b1[cli]}" && busy_host 40 2; }; } &&
+			{ [ -n "$sfree" ] || { host_since srv "${w1[srv]}" "${b1[srv]}" && busy_host 40 2; }; } &&
 			break
 		pause 0.1
 	done
