@@ -819,6 +819,12 @@ allowed_cpus()
 	return 1
 }
 
+# cpus_are PID LIST: PID may run on LIST alone (allowed_cpus; no fork).
+cpus_are()
+{
+	allowed_cpus "$1" && [ "$REPLY" = "$2" ]
+}
+
 # looks_held A B ALL: in 20 looks 0.1 s apart, how many found thread A or
 # thread B allowed fewer CPUs than ALL (held).
 looks_held()
@@ -1004,10 +1010,7 @@ poll_judges_host_by_ticks()
 	# itself on CPU 0 throughout would go back there anyway).
 	echo "$last" >"$CQN_CFS/endpoints/cli/poll_cpu" ||
 		{ rmmod cqn_stall; fail "cannot set cli's poll_cpu live"; return 1; }
-	for ((i = 0; i < 20; i++)); do
-		allowed_cpus "$cp" && [ "$REPLY" = "$last" ] && break
-		pause 0.1
-	done
+	wait_for 3 cpus_are "$cp" "$last" 2>/dev/null
 	pause 0.3
 	echo -1 >"$CQN_CFS/endpoints/cli/poll_cpu" ||
 		{ rmmod cqn_stall; fail "cannot set cli's poll_cpu live"; return 1; }
@@ -1020,19 +1023,13 @@ poll_judges_host_by_ticks()
 	# again: the next busy window holds again.
 	ep_stats cli && h0=${STATS[cq_poll_host_holds]} && hw=${STATS[cq_poll_host_windows]}
 	host_hold 0 || { rmmod cqn_stall; return 1; }
-	for ((i = 0; i < 50; i++)); do
-		pause 0.1
-		ep_stats cli && [ "${STATS[cq_poll_host_windows]}" -ge $((hw + 4)) ] && break
-	done
+	wait_stat 5 cli cq_poll_host_windows -ge $((hw + 4)) 2>/dev/null
 	ep_stats cli && hoff=$((STATS[cq_poll_host_holds] - h0)) && hw=$((STATS[cq_poll_host_windows] - hw))
 	host_hold 1 || { rmmod cqn_stall; return 1; }
 	ep_stats cli && h0=${STATS[cq_poll_host_holds]}
-	for ((i = 0; i < 50; i++)); do
-		pause 0.1
-		ep_stats cli && [ "${STATS[cq_poll_host_holds]}" -gt "$h0" ] && break
-	done
+	wait_stat 5 cli cq_poll_host_holds -gt "$h0" 2>/dev/null
 	ep_stats cli && hon=$((STATS[cq_poll_host_holds] - h0))
-	line+=" poll_host_hold 0: $hoff holds in cli's next $hw windows, 1 again: $hon in $i looks;"
+	line+=" poll_host_hold 0: $hoff holds in cli's next $hw windows, 1 again: $hon in 5 s at most;"
 	for ep in cli srv; do
 		ep_stats $ep || return 1
 		w1[$ep]=${STATS[cq_poll_host_windows]} b1[$ep]=${STATS[cq_poll_host_busy]}
@@ -1108,10 +1105,7 @@ poll_cpu_outlasts_holds()
 		# Bound first (the write returns before the loops let the
 		# change be seen everywhere); then builtins only: beside the
 		# loops each fork takes long.
-		for ((i = 0; i < 50; i++)); do
-			allowed_cpus "$cp" && [ "$REPLY" = "$last" ] && break
-			pause 0.1
-		done
+		wait_for 6 cpus_are "$cp" "$last" 2>/dev/null
 		for ((i = 0; i < 30; i++)); do
 			pause 0.1
 			allowed_cpus "$cp" && [ "$REPLY" = "$last" ] && bound=$((bound + 1))
