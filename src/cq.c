@@ -97,6 +97,11 @@
  *	in one guest took turns on one vCPU, each window yielding to the other's
  *	wakeup (about one event a message); two threads poll on two vCPUs and
  *	catch each other's messages in their windows, as two poll threads do.
+ *	On a busy host (the poll threads' guest-wide judgement by the missed
+ *	ticks, src/cq_poll_host.c, module parameter ``poll_host_hold``) no
+ *	window opens (``cq_window_host_closed``) and the thread is held to the
+ *	lowest CPU, where the two ends' wakeups stay, as event mode's work
+ *	items do.
  *
  * ``irqpoll``
  *	Like ``event``, without the workqueue hop: the comp_handler schedules

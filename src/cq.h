@@ -246,6 +246,20 @@ struct cqn_cq_faults {
 };
 
 /**
+ * struct cqn_poll_host_view - what one thread (a poll thread, adaptive
+ *	mode's) took of the guest-wide judgement of its host
+ * @seq: the last judgement it took
+ * @held: that judgement holds it for the host (a poll thread to the
+ *	lowest CPU; adaptive mode's opens no window)
+ * @look: when it looks again (cqn_cq_clock())
+ */
+struct cqn_poll_host_view {
+	unsigned long seq;
+	bool held;
+	u64 look;
+};
+
+/**
  * struct cqn_cq - a CQ and the engine that learns about its completions
  * @cq: the verbs CQ
  * @name: "<endpoint>.<connection>", for threads, logs and trace events
@@ -300,6 +314,10 @@ struct cqn_cq_faults {
  * @poll_timer: timer polling (fallback, drain): the next poll
  * @window_us: adaptive mode: the current polling window
  * @window_start_ns: adaptive mode: when the last window started
+ * @spin_host: adaptive mode: what @spinner took of the guest-wide judgement
+ *	of the host (src/cq_poll_host.c)
+ * @spin_cpu: adaptive mode: the CPU @spinner is held to for the host, or
+ *	-1 (written by @spinner only)
  * @moder: moderation
  * @guard: the guards
  * @core: the core's modes
@@ -349,6 +367,8 @@ struct cqn_cq {
 	struct hrtimer poll_timer;
 	u32 window_us;
 	u64 window_start_ns;
+	struct cqn_poll_host_view spin_host;
+	int spin_cpu;
 
 	struct cqn_cq_moderation moder;
 	struct cqn_cq_guard guard;
@@ -449,19 +469,6 @@ static inline int cqn_cq_poll_nice(u32 prio)
 }
 
 /* src/cq_poll_host.c */
-
-/**
- * struct cqn_poll_host_view - what one poll thread took of the guest-wide
- *	judgement of its host
- * @seq: the last judgement it took
- * @held: that judgement holds it to the lowest CPU
- * @look: when it looks again (cqn_cq_clock())
- */
-struct cqn_poll_host_view {
-	unsigned long seq;
-	bool held;
-	u64 look;
-};
 
 void cqn_poll_host_join(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now);
 void cqn_poll_host_leave(void);

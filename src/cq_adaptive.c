@@ -15,11 +15,19 @@
  * two work items (the two ends of an exchange in one guest) took turns on
  * one vCPU, each window yielding to the other's wakeup; two threads spin
  * on two vCPUs and catch each other's messages without an event.
+ *
+ * On a busy host those two spinning vCPUs are two the host must run at
+ * once, and the exchange falls to a fraction of event mode's rate. The
+ * thread takes the guest-wide judgement of the host the poll threads make
+ * (src/cq_poll_host.c): while its hold is on, no window opens
+ * (``cq_window_host_closed``) and the engine runs as event mode's does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
 
 #include "cq.h"
@@ -28,16 +36,57 @@
 #define CQN_SPIN_KICKED	0
 
 /*
+ * Hold the thread to the lowest CPU it may run on while the hold for the
+ * host is on (@held), or let it go: a thread the scheduler woke on the
+ * other, halted vCPU waits for the host to run that one too, where the
+ * posts, the provider's softirqs and the wakeups of two threads held to
+ * one CPU stay on it, as event mode's work items do. No-op where it is
+ * already. In the thread, which alone changes its CPUs.
+ */
+static void cqn_cq_spin_hold(struct cqn_cq *c, bool held)
+{
+	const struct cpumask *all = housekeeping_cpumask(HK_TYPE_KTHREAD);
+	int cpu = held ? cpumask_first_and(all, cpu_online_mask) : -1;
+
+	if (cpu == c->spin_cpu && (cpu < 0 || (current->nr_cpus_allowed == 1 &&
+					       cpumask_test_cpu(cpu, current->cpus_ptr))))
+		return;
+	if (cpu < 0 || cpu >= nr_cpu_ids) {
+		set_cpus_allowed_ptr(current, all);
+		cpu = -1;
+	} else if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
+		cpu = -1;
+	}
+	c->spin_cpu = cpu;
+}
+
+/*
  * Keep polling for the window after the CQ ran empty. Returns true when the
  * budget ran out (the caller starts another wakeup at once).
  */
 static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 {
 	u64 start = cqn_cq_clock(), now;
+	bool held;
 	u32 max_us;
 	int n;
 
 	c->window_start_ns = start;
+	if (!c->window_us)
+		return false;
+	held = cqn_poll_host_look(c, &c->spin_host, start);
+	cqn_cq_spin_hold(c, held);
+	if (held) {
+		/*
+		 * The host keeps the guest's vCPUs waiting: a window would
+		 * spin on a vCPU the host must run beside the one whose
+		 * completion it waits for. None opens while the hold for the
+		 * host is on (src/cq_poll_host.c); the CQ is armed and the
+		 * thread sleeps, and the window keeps its length for after.
+		 */
+		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
+		return false;
+	}
 	while (c->window_us) {
 		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
 		now = cqn_cq_clock();
@@ -103,6 +152,8 @@ static int cqn_cq_spin_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
 
+	c->spin_cpu = -1;
+	cqn_poll_host_join(c, &c->spin_host, cqn_cq_clock());
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
 			kthread_parkme();
@@ -121,6 +172,7 @@ static int cqn_cq_spin_thread(void *arg)
 			set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
 		cond_resched();
 	}
+	cqn_poll_host_leave();
 	return 0;
 }
 

@@ -16,7 +16,9 @@
  * accounting once a window, however many threads poll. Each thread takes
  * each judgement it sees into its engine's stats
  * (``cq_poll_host_windows``, ``cq_poll_host_busy``, ``cq_poll_host_holds``,
- * ``poll_host_missed_pct``).
+ * ``poll_host_missed_pct``). Adaptive mode's threads take it too, each
+ * time a window would open (src/cq_adaptive.c): while the hold is on,
+ * none opens.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,7 +35,7 @@
 static bool poll_host_hold = true;
 module_param(poll_host_hold, bool, 0644);
 MODULE_PARM_DESC(poll_host_hold,
-		 "hold every poll thread to the lowest CPU while the missed ticks say the host is busy (default: 1; 0: judge and count, never hold)");
+		 "hold every poll and adaptive thread to the lowest CPU, and open no adaptive window, while the missed ticks say the host is busy (default: 1; 0: judge and count, never hold)");
 
 /*
  * The guest-wide judgement: @lock serialises judging, joining and leaving;

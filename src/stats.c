@@ -47,6 +47,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_arms] = "cq_arms",
 	[CQN_STAT_cq_window_hits] = "cq_window_hits",
 	[CQN_STAT_cq_window_yields] = "cq_window_yields",
+	[CQN_STAT_cq_window_host_closed] = "cq_window_host_closed",
 	[CQN_STAT_cq_softirq_runs] = "cq_softirq_runs",
 	[CQN_STAT_cq_softirq_yields] = "cq_softirq_yields",
 	[CQN_STAT_cq_poll_naps] = "cq_poll_naps",

@@ -22,6 +22,7 @@ ALL_TESTS="
 	poll_follows_its_events
 	poll_cpu_outlasts_holds
 	poll_judges_host_by_ticks
+	adaptive_closes_for_busy_host
 	solicited_only_traffic
 	live_resize
 	core_mode_switch_refused
@@ -54,6 +55,7 @@ ALL_TESTS="
 setup()
 {
 	cqn_load || return 1
+	host_hold 1 || return 1
 	ep_remove srv cli
 }
 
@@ -166,6 +168,9 @@ live_changes_lose_nothing()
 	done
 	LIVE_HITS=0 LIVE_YIELDS=0
 	setup || return 1
+	# Windows open on a busy host too (make check's): what is counted
+	# here is the windows' hits.
+	host_hold 0 || return 1
 	start_server poll_window_max_us=$w || return 1
 	ep_create cli role=client addr=$SERVER_ADDR workload=stream queue_depth=$qd \
 		msg_size=512 iterations=0 duration_ms=0 poll_window_max_us=$w || return 1
@@ -880,13 +885,6 @@ poll_follows_its_events()
 	return $rc
 }
 
-# host_hold 0|1: the module parameter poll_host_hold (src/cq_poll_host.c).
-host_hold()
-{
-	echo "$1" >/sys/module/cqnotify/parameters/poll_host_hold ||
-		{ fail "cannot write $1 to poll_host_hold"; return 1; }
-}
-
 poll_follows_run()
 {
 	local i cp sp ca sa fc fs all same=0 held=0 before free= cfree= sfree=
@@ -1072,6 +1070,125 @@ poll_judges_host_by_ticks()
 	ep_remove cli srv
 }
 
+# adaptive_host_snap EP: AHS[EP] = "hits closed messages" of EP now
+# (cq_window_hits, cq_window_host_closed, msgs_received). No fork.
+declare -A AHS
+adaptive_host_snap()
+{
+	ep_stats "$1" || return 1
+	AHS[$1]="${STATS[cq_window_hits]} ${STATS[cq_window_host_closed]} ${STATS[msgs_received]}"
+}
+
+# adaptive_host_since EP: AD = what moved at EP since AHS[EP] (the same
+# three), and AHS[EP] now. No fork.
+adaptive_host_since()
+{
+	local -a a b
+	local i
+
+	read -r -a a <<<"${AHS[$1]}"
+	adaptive_host_snap "$1" || return 1
+	read -r -a b <<<"${AHS[$1]}"
+	AD=()
+	for i in 0 1 2; do
+		AD[i]=$((b[i] - a[i]))
+	done
+}
+
+# Adaptive mode's windows on a busy host: a window spins on a vCPU the
+# host must run beside the one whose completion it waits for, and the
+# scheduler wakes the thread on the other vCPU, which the host must run
+# too; beside a load VM adaptive's pingpong fell to 0.16 of its quiet
+# rate. Its thread takes the poll threads' guest-wide judgement of the
+# host (src/cq_poll_host.c): while the hold for the host is on no window
+# opens (cq_window_host_closed), the engine runs on events and the thread
+# is held to the lowest CPU. The test module cqn_stall plays the busy host
+# (poll_judges_host_by_ticks). First, poll_host_hold 0 and no stall: over
+# 2 s both ends' windows catch messages, none closed (make check's host is
+# busy itself: with 1 they might not open). Then the stall and
+# poll_host_hold 1: once each end's thread took a hold
+# (cq_poll_host_holds), over the next 2 s each end must close windows and
+# catch at most one message in 8 in them, and in 10 looks 0.2 s apart both
+# threads must be allowed the lowest CPU alone in 8 or more. Then
+# poll_host_hold 0, the stall still on: a second later, over 2 s no window
+# is closed for the host, the windows catch messages again, and then both
+# threads are allowed every CPU again. Nothing is lost. While the stall runs the test forks nothing.
+adaptive_closes_for_busy_host()
+{
+	local w=200 ep i cp sp all low line= bad= hits=0 looks=0
+	local -A h0
+
+	[ "$CQN_KERNEL" = debug ] && w=100000
+	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
+	setup || return 1
+	host_hold 0 || return 1
+	all=$(thread_cpus $$)
+	low=${all%%[-,]*}
+	start_server cq_mode=adaptive poll_window_max_us=$w || return 1
+	endless_client cli workload=pingpong msg_size=64 cq_mode=adaptive \
+		poll_window_max_us=$w || return 1
+	wait_stat 60 cli msgs_verified -gt 100 || return 1
+	read -r cp _ <<<"$(thread_pids cqn-adapt/cli.)"
+	read -r sp _ <<<"$(thread_pids cqn-adapt/srv.)"
+	[ -n "$cp" ] && [ -n "$sp" ] ||
+		{ fail "no cqn-adapt thread of cli ('$cp') or srv ('$sp')"; return 1; }
+	for ep in cli srv; do
+		adaptive_host_snap $ep || return 1
+	done
+	pause 2
+	for ep in cli srv; do
+		adaptive_host_since $ep || return 1
+		line+=" quiet, poll_host_hold 0: $ep ${AD[0]} hits, ${AD[1]} closed for ${AD[2]} messages;"
+		[ "${AD[0]}" -gt 0 ] && [ "${AD[1]}" = 0 ] || bad+=" $ep's windows shut with poll_host_hold 0;"
+		h0[$ep]=${STATS[cq_poll_host_holds]}
+	done
+	insmod "$CQN_KO_DIR/cqn_stall.ko" stall_us=12000 period_us=16000 ||
+		{ fail "insmod cqn_stall.ko failed"; return 1; }
+	host_hold 1 || { rmmod cqn_stall; return 1; }
+	wait_stat 30 cli cq_poll_host_holds -gt "${h0[cli]}" 2>/dev/null
+	wait_stat 10 srv cq_poll_host_holds -gt "${h0[srv]}" 2>/dev/null
+	for ep in cli srv; do
+		adaptive_host_snap $ep || { rmmod cqn_stall; return 1; }
+	done
+	for ((i = 0; i < 10; i++)); do
+		pause 0.2
+		allowed_cpus "$cp" && [ "$REPLY" = "$low" ] && allowed_cpus "$sp" &&
+			[ "$REPLY" = "$low" ] && looks=$((looks + 1))
+	done
+	for ep in cli srv; do
+		adaptive_host_since $ep || { rmmod cqn_stall; return 1; }
+		line+=" stalled, poll_host_hold 1: $ep $((STATS[cq_poll_host_holds] - h0[$ep])) holds since, ${AD[0]} hits, ${AD[1]} closed for ${AD[2]} messages;"
+		[ "${AD[2]}" -ge 16 ] || bad+=" $ep received ${AD[2]} messages in 2 s;"
+		[ "${AD[1]}" -gt 0 ] && [ $((AD[0] * 8)) -le "${AD[2]}" ] ||
+			bad+=" $ep's windows stayed open for the busy host;"
+	done
+	line+=" both threads allowed CPU $low alone in $looks of 10 looks;"
+	[ "$looks" -ge 8 ] || bad+=" the threads not held to CPU $low for the busy host;"
+	host_hold 0 || { rmmod cqn_stall; return 1; }
+	# A window begun before the change, or a judgement taken just before
+	# it, may still close one: from a second on, none.
+	pause 1
+	for ep in cli srv; do
+		adaptive_host_snap $ep || { rmmod cqn_stall; return 1; }
+	done
+	pause 2
+	for ep in cli srv; do
+		adaptive_host_since $ep || { rmmod cqn_stall; return 1; }
+		line+=" stalled, poll_host_hold 0: $ep ${AD[0]} hits, ${AD[1]} closed for ${AD[2]} messages;"
+		[ "${AD[1]}" = 0 ] || bad+=" $ep closed windows with poll_host_hold 0;"
+		hits=$((hits + AD[0]))
+	done
+	[ "$hits" -gt 0 ] || bad+=" no window caught a message with poll_host_hold 0;"
+	allowed_cpus "$cp" && [ "$REPLY" = "$all" ] && allowed_cpus "$sp" && [ "$REPLY" = "$all" ] ||
+		bad+=" a thread still held with poll_host_hold 0;"
+	host_hold 1 || { rmmod cqn_stall; return 1; }
+	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
+	echo "figure: adaptive pingpong, window at most $w us:$line"
+	[ -z "$bad" ] || { fail "$bad"; return 1; }
+	stop_endless_clean "" || return 1
+	ep_remove cli srv
+}
+
 # A live poll_cpu binds the poll thread whatever its holds: a hold of its
 # own, begun or ended after the change, must not move it
 # (cqn_cq_poll_follow() and a live poll_cpu take poll_cpus_lock, and a
@@ -1147,6 +1264,7 @@ busy_poll_lets_softirqs_run()
 
 	for mode in poll adaptive; do
 		setup || return 1
+		host_hold 0 || return 1
 		start_server cq_mode=$mode poll_window_max_us=1000 poll_idle_us=0 || return 1
 		endless_client cli workload=pingpong msg_size=64 cq_mode=$mode \
 			poll_window_max_us=1000 poll_idle_us=0 || return 1
@@ -1199,6 +1317,8 @@ adaptive_pingpong_polls()
 
 	[ "$CQN_KERNEL" = debug ] && w=100000
 	setup || return 1
+	# Its windows open on make check's busy host too.
+	host_hold 0 || return 1
 	start_server cq_mode=adaptive poll_window_max_us=$w || return 1
 	endless_client cli workload=pingpong msg_size=64 cq_mode=adaptive \
 		poll_window_max_us=$w || return 1

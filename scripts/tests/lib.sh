@@ -109,6 +109,17 @@ cqn_load()
 	insmod "$CQN_KO_DIR/cqnotify.ko" || fail "insmod cqnotify.ko failed"
 }
 
+# host_hold 0|1: the module parameter poll_host_hold (src/cq_poll_host.c):
+# 1, the default, holds the poll threads and closes adaptive mode's
+# windows while the guest judges its host busy, as it does all along in
+# make check, whose two VMs share two host CPUs; a test of adaptive mode's
+# windows themselves sets 0 (its setup sets 1 again).
+host_hold()
+{
+	echo "$1" >/sys/module/cqnotify/parameters/poll_host_hold ||
+		{ fail "cannot write $1 to poll_host_hold"; return 1; }
+}
+
 # cqn_unload: remove both (no endpoint directory may be left), and prove
 # they are gone.
 cqn_unload()
