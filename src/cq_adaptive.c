@@ -72,8 +72,12 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 	int n;
 
 	c->window_start_ns = start;
-	if (!c->window_us)
+	if (!c->window_us) {
+		/* No window to judge for (traffic stopped, or a zero bound). */
+		if (c->spin_cpu >= 0)
+			cqn_cq_spin_hold(c, false);
 		return false;
+	}
 	held = cqn_poll_host_look(c, &c->spin_host, start);
 	cqn_cq_spin_hold(c, held);
 	if (held) {
