@@ -878,7 +878,6 @@ poll_follows_its_events()
 {
 	local rc
 
-	cqn_load && host_hold 0 || return 1
 	poll_follows_run
 	rc=$?
 	host_hold 1 || return 1
@@ -890,6 +889,8 @@ poll_follows_run()
 	local i cp sp ca sa fc fs all same=0 held=0 before free= cfree= sfree=
 
 	setup || return 1
+	# After setup, which sets the default 1 again.
+	host_hold 0 || return 1
 	allowed_cpus $$ && all=$REPLY
 	poll_pair || return 1
 	cp=$POLL_CP sp=$POLL_SP
