@@ -62,6 +62,20 @@
  */
 #define CQN_POLL_FREE_MS		250
 /*
+ * Adaptive mode's thread tries its events alone (no window opens) for
+ * CQN_WINDOW_TRIAL_MS, CQN_WINDOW_RECHECK_MS after each whole
+ * CQN_WINDOW_TRIAL_EVERY_MS of the clock, so the threads of one guest try
+ * together; while the events carry the CQ faster it rides them until the
+ * next whole CQN_WINDOW_RIDE_MAX_MS, opens its windows for
+ * CQN_WINDOW_RECHECK_MS to measure them again, and tries again
+ * (cqn_window_ride()). CQN_WINDOW_TRIAL_EVERY_MS is a multiple of
+ * CQN_WINDOW_RIDE_MAX_MS.
+ */
+#define CQN_WINDOW_TRIAL_EVERY_MS	1000
+#define CQN_WINDOW_TRIAL_MS		20
+#define CQN_WINDOW_RIDE_MAX_MS		200
+#define CQN_WINDOW_RECHECK_MS		20
+/*
  * The poll threads judge their host by how much of the guest's busy time the
  * scheduler tick accounted (cqn_poll_host_busy()), once per this much
  * busy time of the guest's CPUs: 64 ticks at HZ=250.
@@ -105,6 +119,27 @@ struct cqn_poll_rates {
 	u64 polled_ns;
 	u64 carried;
 	u64 carried_ns;
+};
+
+/**
+ * struct cqn_window_rides - adaptive mode's thread's trials of its events
+ *	alone (cqn_window_ride())
+ * @rates: what the CQ handed over with windows open (polled), and with
+ *	none in this trial or ride (carried); each side halves over its own
+ *	CQN_POLL_RATES_WINDOW_MS
+ * @last_ns: the last look, 0: none since the traffic started
+ * @since_ns: when the windows last opened, or the trial or ride began
+ * @due_ns: when the next trial begins, or the trial or ride is judged
+ * @riding: no window opens: a trial or a ride
+ * @won: the events won the trial, and carry the CQ until they fall behind
+ */
+struct cqn_window_rides {
+	struct cqn_poll_rates rates;
+	u64 last_ns;
+	u64 since_ns;
+	u64 due_ns;
+	bool riding;
+	bool won;
 };
 
 /**
@@ -163,7 +198,9 @@ bool cqn_poll_host_busy(bool busy, u64 ticked_ns, u64 ran_ns);
 bool cqn_poll_host_judged(struct cqn_poll_hold *h, bool busy, u64 now_ns);
 int cqn_poll_follow(int held, int cpu, int event_cpu, bool busy, u64 since_ns);
 void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);
+bool cqn_poll_rates_faster(const struct cqn_poll_rates *r, bool riding);
 bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns);
+bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 

@@ -521,6 +521,80 @@ static void cqn_moder_test_poll_ride(struct kunit *test)
 }
 
 /*
+ * Look every millisecond at @w with @per_ms completions a millisecond,
+ * from *@t for @ms; return how many looks said to ride. *@t moves on.
+ */
+static unsigned int cqn_moder_test_looks(struct cqn_window_rides *w, u64 *t, u32 per_ms,
+					 unsigned int ms)
+{
+	unsigned int rode = 0;
+
+	while (ms--) {
+		*t += US(1000);
+		rode += cqn_window_ride(w, per_ms, *t);
+	}
+	return rode;
+}
+
+/*
+ * Adaptive mode's trials of the events alone, on one grid of the clock: the
+ * first CQN_WINDOW_RECHECK_MS past the next whole CQN_WINDOW_TRIAL_EVERY_MS;
+ * a trial of CQN_WINDOW_TRIAL_MS that the windows win (events slower) opens
+ * them until the same point of the next period; one the events win (a
+ * quarter faster) rides them while they keep three quarters of the
+ * windows' rate, until the next whole CQN_WINDOW_RIDE_MAX_MS at most, and
+ * the next trial follows CQN_WINDOW_RECHECK_MS of open windows.
+ */
+static void cqn_moder_test_window_ride(struct kunit *test)
+{
+	struct cqn_window_rides w = {};
+	unsigned int every = CQN_WINDOW_TRIAL_EVERY_MS, trial = CQN_WINDOW_TRIAL_MS;
+	unsigned int recheck = CQN_WINDOW_RECHECK_MS;
+	u64 period = US(every * 1000), max = US(CQN_WINDOW_RIDE_MAX_MS * 1000);
+	u64 t = period + US((recheck + 1) * 1000), since;
+
+	/* The first look starts the clock; the windows stay open a while. */
+	KUNIT_EXPECT_FALSE(test, cqn_window_ride(&w, 0, t));
+	KUNIT_EXPECT_EQ(test, w.due_ns, 2 * period + US(recheck * 1000));
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - 2), 0U);
+	/* A trial, all of it, however its first milliseconds go. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, 1), 1U);
+	KUNIT_EXPECT_EQ(test, t, w.due_ns - US(trial * 1000));
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 0, trial - 1), trial - 1);
+	/* The events handed over a quarter as much: the windows open again. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, 1), 0U);
+	KUNIT_EXPECT_FALSE(test, w.riding);
+	KUNIT_EXPECT_EQ(test, w.due_ns, 3 * period + US(recheck * 1000));
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - trial - 1), 0U);
+	/* The next trial: the events now twice as fast win it and ride on. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, trial), trial);
+	since = w.since_ns;
+	KUNIT_EXPECT_EQ(test, since, 3 * period + US(recheck * 1000));
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, 1), 1U);
+	KUNIT_EXPECT_TRUE(test, w.won);
+	/* Until the next whole CQN_WINDOW_RIDE_MAX_MS, not past it. */
+	while (cqn_window_ride(&w, 40, t + US(1000)))
+		t += US(1000);
+	t += US(1000);
+	KUNIT_EXPECT_EQ(test, t, 3 * period + max);
+	/* Then the windows measure themselves again, and the next trial comes soon. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, recheck - 1), 0U);
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, 1), 1U);
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, trial), trial);
+	KUNIT_EXPECT_TRUE(test, w.won);
+	/* A ride ends once the events fall below three quarters of the windows. */
+	while (cqn_window_ride(&w, 1, t + US(1000)))
+		t += US(1000);
+	t += US(1000);
+	KUNIT_EXPECT_LT(test, t, 3 * period + 2 * max);
+	KUNIT_EXPECT_FALSE(test, w.riding);
+	/* The next trial is the grid's, past the next whole CQN_WINDOW_RIDE_MAX_MS. */
+	KUNIT_EXPECT_EQ(test, w.due_ns, 3 * period + 2 * max + US(recheck * 1000));
+	/* A look at the same instant again counts nothing and decides the same. */
+	KUNIT_EXPECT_FALSE(test, cqn_window_ride(&w, 5, t));
+}
+
+/*
  * The DIM profile: level 0 is off in software, each level moderates at
  * least as much as the one before, and a level past the table is refused.
  */
@@ -598,6 +672,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_poll_host_judged),
 	KUNIT_CASE(cqn_moder_test_poll_rates),
 	KUNIT_CASE(cqn_moder_test_poll_ride),
+	KUNIT_CASE(cqn_moder_test_window_ride),
 	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),

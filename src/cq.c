@@ -101,7 +101,12 @@
  *	ticks, src/cq_poll_host.c, module parameter ``poll_host_hold``) no
  *	window opens (``cq_window_host_closed``) and the thread is held to the
  *	lowest CPU, where the two ends' wakeups stay, as event mode's work
- *	items do.
+ *	items do. A host that keeps the vCPUs waiting without the ticks
+ *	seeing it shows in the exchange itself: once a second, all at once,
+ *	the threads try their events alone for 20 ms and, held so, ride them
+ *	while they carry the CQ faster than the windows
+ *	(cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``,
+ *	module parameter ``adaptive_trials``).
  *
  * ``irqpoll``
  *	Like ``event``, without the workqueue hop: the comp_handler schedules

@@ -23,6 +23,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/prio.h>
 
+#include "cqn_moder.h"
 #include "cqnotify.h"
 
 /* Completions taken from the CQ per ib_poll_cq() call, as the core does. */
@@ -318,6 +319,10 @@ struct cqn_poll_host_view {
  *	of the host (src/cq_poll_host.c)
  * @spin_cpu: adaptive mode: the CPU @spinner is held to for the host, or
  *	-1 (written by @spinner only)
+ * @spin_rides: adaptive mode: @spinner's trials of its events alone
+ *	(cqn_window_ride())
+ * @spin_seen: adaptive mode: completions handed over since @spinner last
+ *	looked at @spin_rides
  * @moder: moderation
  * @guard: the guards
  * @core: the core's modes
@@ -369,6 +374,8 @@ struct cqn_cq {
 	u64 window_start_ns;
 	struct cqn_poll_host_view spin_host;
 	int spin_cpu;
+	struct cqn_window_rides spin_rides;
+	u32 spin_seen;
 
 	struct cqn_cq_moderation moder;
 	struct cqn_cq_guard guard;

@@ -21,11 +21,19 @@
  * thread takes the guest-wide judgement of the host the poll threads make
  * (src/cq_poll_host.c): while its hold is on, no window opens
  * (``cq_window_host_closed``) and the engine runs as event mode's does.
+ * A host that takes vCPUs away for less than a tick at a time misses
+ * few ticks and still keeps the two vCPUs of a polled exchange waiting
+ * for each other, so the thread also measures the exchange itself: once
+ * a second it tries the events alone for a couple of milliseconds, and
+ * rides them while they hand completions over faster than its windows did
+ * (cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``), held to
+ * the lowest CPU as for the host.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
@@ -34,6 +42,11 @@
 
 /* c->spin_kicked: a wakeup is wanted. */
 #define CQN_SPIN_KICKED	0
+
+static bool adaptive_trials = true;
+module_param(adaptive_trials, bool, 0644);
+MODULE_PARM_DESC(adaptive_trials,
+		 "adaptive threads try their events alone once a second and ride them while they carry the CQ faster than the windows (default: 1; 0: the windows always open)");
 
 /*
  * Hold the thread to the lowest CPU it may run on while the hold for the
@@ -61,25 +74,67 @@ static void cqn_cq_spin_hold(struct cqn_cq *c, bool held)
 }
 
 /*
+ * Does this wakeup's window stay shut for a trial or a ride of the events
+ * alone (cqn_window_ride())? @n completions were handed over since the
+ * last look. With adaptive_trials 0 no trial runs, and one under way ends.
+ */
+static bool cqn_cq_window_rides(struct cqn_cq *c, u32 n, u64 now)
+{
+	struct cqn_window_rides *w = &c->spin_rides;
+	bool riding = w->riding, won = w->won;
+
+	if (!READ_ONCE(adaptive_trials)) {
+		w->last_ns = 0;
+		return false;
+	}
+	if (!cqn_window_ride(w, n, now))
+		return false;
+	if (!riding)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_window_trials);
+	else if (won || w->won)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_window_rides);
+	return true;
+}
+
+/*
  * Keep polling for the window after the CQ ran empty. Returns true when the
- * budget ran out (the caller starts another wakeup at once).
+ * budget ran out, or a trial of the events alone is due (the caller starts
+ * another wakeup at once, which looks).
  */
 static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 {
-	u64 start = cqn_cq_clock(), now;
-	bool held;
-	u32 max_us;
+	u64 start = cqn_cq_clock(), now, due;
+	bool held, rode;
+	u32 max_us, seen;
 	int n;
 
 	c->window_start_ns = start;
+	seen = c->spin_seen + done;
+	c->spin_seen = 0;
 	if (!c->window_us) {
-		/* No window to judge for (traffic stopped, or a zero bound). */
+		/*
+		 * No window to judge for (traffic stopped, or a zero bound):
+		 * the trials start over with the traffic.
+		 */
 		if (c->spin_cpu >= 0)
 			cqn_cq_spin_hold(c, false);
+		c->spin_rides.last_ns = 0;
 		return false;
 	}
 	held = cqn_poll_host_look(c, &c->spin_host, start);
-	cqn_cq_spin_hold(c, held);
+	/* Held for the host, the windows measure nothing: trials start over. */
+	if (held)
+		c->spin_rides.last_ns = 0;
+	rode = !held && cqn_cq_window_rides(c, seen, start);
+	cqn_cq_spin_hold(c, held || rode);
+	if (rode) {
+		/*
+		 * The events alone carry the CQ, for a trial or while they
+		 * are faster than the windows: the CQ is armed and the thread
+		 * sleeps, and the window keeps its length for after.
+		 */
+		return false;
+	}
 	if (held) {
 		/*
 		 * The host keeps the guest's vCPUs waiting: a window would
@@ -91,6 +146,7 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
 		return false;
 	}
+	due = c->spin_rides.last_ns ? c->spin_rides.due_ns : U64_MAX;
 	while (c->window_us) {
 		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);
 		now = cqn_cq_clock();
@@ -104,8 +160,9 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 			cqn_stat_add(c->stats, CQN_STAT_cq_window_hits, n);
 			WRITE_ONCE(c->window_us, cqn_adaptive_window_next(c->window_us, max_us,
 									  CQN_WIN_HIT, 0));
+			c->spin_seen += n;
 			done += n;
-			if (done >= CQN_EVENT_BUDGET)
+			if (done >= CQN_EVENT_BUDGET || now >= due)
 				return true;
 			start = now;
 			c->window_start_ns = now;
@@ -201,6 +258,9 @@ static int cqn_cq_spin_run(struct cqn_cq *c)
 {
 	struct task_struct *p = c->spinner;
 
+	/* Parked or not yet started: the trials start over with this run. */
+	c->spin_rides.last_ns = 0;
+	c->spin_seen = 0;
 	if (!p) {
 		p = kthread_create(cqn_cq_spin_thread, c, "cqn-adapt/%s", c->name);
 		if (IS_ERR(p))

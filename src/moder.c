@@ -525,6 +525,36 @@ void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns)
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_rates_add);
 
 /**
+ * cqn_poll_rates_faster() - do the events hand completions over faster
+ *	than polling does?
+ * @r: what polling and the events alone handed over lately
+ *	(cqn_poll_rates_add())
+ * @riding: the events carry the CQ already
+ *
+ * Faster to start riding them: a quarter more completions per second
+ * than polling; to go on: at least three quarters of polling's rate (its
+ * figure is from before the ride, and a ride does not end on one
+ * stretch's noise). Both sides need CQN_POLL_RATES_MIN_US of time behind
+ * them.
+ *
+ * Context: any.
+ * Return: true when the events are faster.
+ */
+bool cqn_poll_rates_faster(const struct cqn_poll_rates *r, bool riding)
+{
+	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
+	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
+
+	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
+		return false;
+	/* carried / carried_ns against polled / polled_ns, without dividing */
+	if (riding)
+		return 4 * carried >= 3 * polled;
+	return 4 * carried > 5 * polled;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_poll_rates_faster);
+
+/**
  * cqn_poll_ride() - does the poll thread leave its CQ to the events for
  *	another nap?
  * @r: what the thread and the naps' events handed over lately
@@ -533,35 +563,126 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_poll_rates_add);
  * @riding_ns: how long the thread has left the CQ to the events so far
  *
  * The thread takes its CQ back after a nap, to poll it, unless the events
- * are doing better without it: a ride starts when the naps' events hand a
- * quarter more completions over per second of napping than the thread per
- * second of holding the CQ (on a host whose CPUs are all busy, an exchange
- * that needs both peers' vCPUs running at once moves slower than one the
- * events carry on whichever vCPU runs), and goes on while they hand over
- * at least three quarters of the thread's rate: the thread's figure is
- * from before the ride, and a ride does not end on one nap's noise. Both
- * need CQN_POLL_RATES_MIN_US of time behind them, and after
- * CQN_POLL_RIDE_MAX_MS the thread takes the CQ back anyway, to measure its
- * own rate again.
+ * are doing better without it (cqn_poll_rates_faster()): on a host whose
+ * CPUs are all busy, an exchange that needs both peers' vCPUs running at
+ * once moves slower than one the events carry on whichever vCPU runs.
+ * After CQN_POLL_RIDE_MAX_MS the thread takes the CQ back anyway, to
+ * measure its own rate again.
  *
  * Context: any.
  * Return: true to nap again with the CQ left armed.
  */
 bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns)
 {
-	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
-	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
-
 	if (riding_ns >= (u64)CQN_POLL_RIDE_MAX_MS * NSEC_PER_MSEC)
 		return false;
-	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
-		return false;
-	/* carried / carried_ns against polled / polled_ns, without dividing */
-	if (riding)
-		return 4 * carried >= 3 * polled;
-	return 4 * carried > 5 * polled;
+	return cqn_poll_rates_faster(r, riding);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_poll_ride);
+
+/*
+ * Count a stretch for the windows (@riding false) or for the events alone:
+ * each side halves over its own CQN_POLL_RATES_WINDOW_MS, so a ride does
+ * not wear away the windows' figure it is judged against.
+ */
+static void cqn_window_rates_add(struct cqn_poll_rates *r, bool riding, u32 n, u64 ns)
+{
+	struct cqn_poll_rates side = {};
+
+	if (riding) {
+		side.carried = r->carried;
+		side.carried_ns = r->carried_ns;
+	} else {
+		side.polled = r->polled;
+		side.polled_ns = r->polled_ns;
+	}
+	cqn_poll_rates_add(&side, riding, n, ns);
+	if (riding) {
+		r->carried = side.carried;
+		r->carried_ns = side.carried_ns;
+	} else {
+		r->polled = side.polled;
+		r->polled_ns = side.polled_ns;
+	}
+}
+
+/* The first time after @now that is @off past a whole @period of the clock. */
+static u64 cqn_window_grid_next(u64 now, u64 period, u64 off)
+{
+	if (now < off)
+		return off;
+	return (div64_u64(now - off, period) + 1) * period + off;
+}
+
+/**
+ * cqn_window_ride() - does adaptive mode's thread open a window, or leave
+ *	its CQ to the events?
+ * @w: the thread's trials and rates
+ * @n: completions the CQ handed over since the last look
+ * @now_ns: cqn_cq_clock()
+ *
+ * Called where a window would open. The stretch since the last look
+ * counts for the windows or for the events, as the last look decided.
+ * Every thread of the guest keeps to one grid of the clock, as the two
+ * ends of an exchange in one guest must: one end that rides while the
+ * other polls measures neither. CQN_WINDOW_RECHECK_MS after each whole
+ * CQN_WINDOW_TRIAL_EVERY_MS the thread tries the events alone for
+ * CQN_WINDOW_TRIAL_MS. If they handed completions over faster
+ * (cqn_poll_rates_faster()) it rides them, judged again at each look,
+ * while they keep up, until the next whole CQN_WINDOW_RIDE_MAX_MS; the
+ * windows then open for CQN_WINDOW_RECHECK_MS, to measure them again, and
+ * the next trial follows, every CQN_WINDOW_RIDE_MAX_MS while the events
+ * keep winning. A trial the windows win costs a quiet host a few
+ * milliseconds a second at the events' rate; a host that keeps one of the
+ * two vCPUs of an exchange polled on both waiting has it ride.
+ *
+ * Context: any.
+ * Return: true: no window opens (a trial or a ride).
+ */
+bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
+{
+	u64 recheck = (u64)CQN_WINDOW_RECHECK_MS * NSEC_PER_MSEC;
+	u64 every = (u64)CQN_WINDOW_TRIAL_EVERY_MS * NSEC_PER_MSEC;
+	u64 max = (u64)CQN_WINDOW_RIDE_MAX_MS * NSEC_PER_MSEC;
+	/* The grid's next trial, CQN_WINDOW_RECHECK_MS past a whole period. */
+	u64 next = cqn_window_grid_next(now_ns, every, recheck);
+	u64 end;
+
+	if (!w->last_ns) {
+		*w = (struct cqn_window_rides){ .last_ns = now_ns, .since_ns = now_ns,
+						.due_ns = next };
+		return false;
+	}
+	if (now_ns > w->last_ns)
+		cqn_window_rates_add(&w->rates, w->riding, n, now_ns - w->last_ns);
+	w->last_ns = now_ns;
+	if (now_ns < w->due_ns)
+		return w->riding;
+	if (!w->riding) {
+		/* Each trial measures the events afresh. */
+		w->rates.carried = 0;
+		w->rates.carried_ns = 0;
+		w->riding = true;
+		w->won = false;
+		w->since_ns = now_ns;
+		w->due_ns = now_ns + (u64)CQN_WINDOW_TRIAL_MS * NSEC_PER_MSEC;
+		return true;
+	}
+	/* The ride ends at the next whole CQN_WINDOW_RIDE_MAX_MS after its trial. */
+	end = (div64_u64(w->since_ns, max) + 1) * max;
+	if (now_ns < end && cqn_poll_rates_faster(&w->rates, w->won)) {
+		w->won = true;
+		return true;
+	}
+	w->riding = false;
+	w->since_ns = now_ns;
+	/* While the events win: the next trial of the finer grid. */
+	if (w->won)
+		next = cqn_window_grid_next(now_ns, max, recheck);
+	w->due_ns = next;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_window_ride);
 
 /**
  * cqn_dim_profile() - count and period of one level of the DIM profile

@@ -120,6 +120,26 @@ host_hold()
 		{ fail "cannot write $1 to poll_host_hold"; return 1; }
 }
 
+# adaptive_trials 0|1: the module parameter adaptive_trials
+# (src/cq_adaptive.c): 1, the default, has adaptive mode's threads try
+# their events alone once a second and ride them while they are faster,
+# which make check's busy host may have them do; a test of the windows
+# themselves sets 0 (its setup sets 1 again).
+adaptive_trials()
+{
+	echo "$1" >/sys/module/cqnotify/parameters/adaptive_trials ||
+		{ fail "cannot write $1 to adaptive_trials"; return 1; }
+}
+
+# windows_free: a test of adaptive mode's windows themselves, or of the
+# poll threads' spinning, on make check's busy host: no hold for the host
+# (host_hold 0) and no trial of the events alone (adaptive_trials 0).
+# After the test's setup, which sets both back to 1.
+windows_free()
+{
+	host_hold 0 && adaptive_trials 0
+}
+
 # cqn_unload: remove both (no endpoint directory may be left), and prove
 # they are gone.
 cqn_unload()

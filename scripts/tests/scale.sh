@@ -61,6 +61,7 @@ setup()
 {
 	cqn_load || return 1
 	host_hold 1 || return 1
+	adaptive_trials 1 || return 1
 	# shellcheck disable=SC2086
 	ep_remove srv $CLIENTS
 }
@@ -388,7 +389,7 @@ share_every_mode()
 	[ "$CQN_KERNEL" = debug ] && w=100000
 	setup || return 1
 	# Adaptive's window open on make check's busy host too.
-	host_hold 0 || return 1
+	windows_free || return 1
 	for mode in event poll adaptive irqpoll softirq workqueue; do
 		start_server cq_share=endpoint max_conns=3 cq_mode=$mode poll_window_max_us=$w ||
 			return 1
