@@ -24,11 +24,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
-#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
+#include <linux/timekeeping.h>
 
 static unsigned int stall_us = 12000;
 module_param(stall_us, uint, 0444);
@@ -47,15 +47,17 @@ static DEFINE_PER_CPU(struct hrtimer, cqn_stall_timer);
 
 static enum hrtimer_restart cqn_stall_fire(struct hrtimer *t)
 {
-	unsigned int left = stall_us;
+	u64 end = ktime_get_ns() + (u64)stall_us * NSEC_PER_USEC;
 
-	/* Hard interrupt context: interrupts are off until it returns. */
-	while (left) {
-		unsigned int step = min(left, 1000U);
-
-		udelay(step);
-		left -= step;
-	}
+	/*
+	 * Hard interrupt context: interrupts are off until it returns. By
+	 * the clock, not udelay(): in the test VMs (tsc=unstable) a stall of
+	 * 2 ms in 4 made of udelay() left a pingpong on the two vCPUs at full
+	 * speed, and hrtimer_interrupt() reported itself hung (3 passes of
+	 * about 4 ms); timed by the clock it keeps its length.
+	 */
+	while (ktime_get_ns() < end)
+		cpu_relax();
 	hrtimer_forward_now(t, ns_to_ktime((u64)period_us * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
 }
