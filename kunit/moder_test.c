@@ -539,10 +539,10 @@ static unsigned int cqn_moder_test_looks(struct cqn_window_rides *w, u64 *t, u32
 /*
  * Adaptive mode's trials of the events alone, on one grid of the clock: the
  * first CQN_WINDOW_RECHECK_MS past the next whole CQN_WINDOW_TRIAL_EVERY_MS;
- * a trial of CQN_WINDOW_TRIAL_MS that the windows win (events slower) opens
- * them until the same point of the next period; one the events win (a
- * quarter faster) rides them while they keep three quarters of the
- * windows' rate, until the next whole CQN_WINDOW_RIDE_MAX_MS at most, and
+ * a trial of CQN_WINDOW_TRIAL_MS that the windows win (events slower, or
+ * faster by less than half again) opens them until the same point of the
+ * next period; one the events win (half again as fast) rides them while
+ * they keep three quarters of the windows' rate, until the next whole CQN_WINDOW_RIDE_MAX_MS at most, and
  * the next trial follows CQN_WINDOW_RECHECK_MS of open windows.
  */
 static void cqn_moder_test_window_ride(struct kunit *test)
@@ -566,17 +566,22 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, w.riding);
 	KUNIT_EXPECT_EQ(test, w.due_ns, 3 * period + US(recheck * 1000));
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - trial - 1), 0U);
+	/* Events 1.4 times as fast: not enough to win. */
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 28, trial), trial);
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 28, 1), 0U);
+	KUNIT_EXPECT_FALSE(test, w.won);
+	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - trial - 1), 0U);
 	/* The next trial: the events now twice as fast win it and ride on. */
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, trial), trial);
 	since = w.since_ns;
-	KUNIT_EXPECT_EQ(test, since, 3 * period + US(recheck * 1000));
+	KUNIT_EXPECT_EQ(test, since, 4 * period + US(recheck * 1000));
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, 1), 1U);
 	KUNIT_EXPECT_TRUE(test, w.won);
 	/* Until the next whole CQN_WINDOW_RIDE_MAX_MS, not past it. */
 	while (cqn_window_ride(&w, 40, t + US(1000)))
 		t += US(1000);
 	t += US(1000);
-	KUNIT_EXPECT_EQ(test, t, 3 * period + max);
+	KUNIT_EXPECT_EQ(test, t, 4 * period + max);
 	/* Then the windows measure themselves again, and the next trial comes soon. */
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, recheck - 1), 0U);
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, 1), 1U);
@@ -586,10 +591,10 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 	while (cqn_window_ride(&w, 1, t + US(1000)))
 		t += US(1000);
 	t += US(1000);
-	KUNIT_EXPECT_LT(test, t, 3 * period + 2 * max);
+	KUNIT_EXPECT_LT(test, t, 4 * period + 2 * max);
 	KUNIT_EXPECT_FALSE(test, w.riding);
 	/* The next trial is the grid's, past the next whole CQN_WINDOW_RIDE_MAX_MS. */
-	KUNIT_EXPECT_EQ(test, w.due_ns, 3 * period + 2 * max + US(recheck * 1000));
+	KUNIT_EXPECT_EQ(test, w.due_ns, 4 * period + 2 * max + US(recheck * 1000));
 	/* A look at the same instant again counts nothing and decides the same. */
 	KUNIT_EXPECT_FALSE(test, cqn_window_ride(&w, 5, t));
 }

@@ -480,6 +480,8 @@ static inline int cqn_cq_poll_nice(u32 prio)
 void cqn_poll_host_join(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now);
 void cqn_poll_host_leave(void);
 bool cqn_poll_host_look(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now);
+int cqn_poll_host_cpu(void);
+bool cqn_poll_held_at(int cpu, int was);
 
 /* src/cq_core.c */
 extern const struct cqn_cq_mode_ops cqn_cq_softirq_ops;

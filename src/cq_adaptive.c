@@ -58,14 +58,12 @@ MODULE_PARM_DESC(adaptive_trials,
  */
 static void cqn_cq_spin_hold(struct cqn_cq *c, bool held)
 {
-	const struct cpumask *all = housekeeping_cpumask(HK_TYPE_KTHREAD);
-	int cpu = held ? cpumask_first_and(all, cpu_online_mask) : -1;
+	int cpu = held ? cqn_poll_host_cpu() : -1;
 
-	if (cpu == c->spin_cpu && (cpu < 0 || (current->nr_cpus_allowed == 1 &&
-					       cpumask_test_cpu(cpu, current->cpus_ptr))))
+	if (cqn_poll_held_at(cpu, c->spin_cpu))
 		return;
 	if (cpu < 0 || cpu >= nr_cpu_ids) {
-		set_cpus_allowed_ptr(current, all);
+		set_cpus_allowed_ptr(current, housekeeping_cpumask(HK_TYPE_KTHREAD));
 		cpu = -1;
 	} else if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
 		cpu = -1;

@@ -223,7 +223,7 @@ static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool bus
 	int cpu;
 
 	if (for_host)
-		cpu = cpumask_first_and(housekeeping_cpumask(HK_TYPE_KTHREAD), cpu_online_mask);
+		cpu = cqn_poll_host_cpu();
 	else
 		cpu = cqn_poll_follow(*held, raw_smp_processor_id(), READ_ONCE(c->nap_cpu), busy,
 				      now - *since);
@@ -233,8 +233,7 @@ static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool bus
 	 * to do. A live poll_cpu since the hold rebound the thread (then
 	 * freed it, if set back to -1): the lock below sees that.
 	 */
-	if (cpu == *held && (cpu < 0 || (current->nr_cpus_allowed == 1 &&
-					 cpumask_test_cpu(cpu, current->cpus_ptr))))
+	if (cqn_poll_held_at(cpu, *held))
 		return;
 	if (*held < 0 && READ_ONCE(c->params.poll_cpu) >= 0)
 		return;

@@ -26,6 +26,8 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/tick.h>
 #include <linux/timekeeping.h>
 
@@ -197,6 +199,36 @@ void cqn_poll_host_leave(void)
 	mutex_lock(&cqn_poll_host.lock);
 	cqn_poll_host.users--;
 	mutex_unlock(&cqn_poll_host.lock);
+}
+
+/**
+ * cqn_poll_host_cpu() - the CPU where the threads held for the host meet
+ *
+ * Context: any.
+ * Return: the lowest online CPU kernel threads may run on.
+ */
+int cqn_poll_host_cpu(void)
+{
+	return cpumask_first_and(housekeeping_cpumask(HK_TYPE_KTHREAD), cpu_online_mask);
+}
+
+/**
+ * cqn_poll_held_at() - is the calling thread where a hold put it?
+ * @cpu: the CPU it was held to, or -1: let go
+ * @was: the CPU it was held to before, or -1
+ *
+ * A thread let go (@cpu and @was both -1) is where it should be; one held
+ * is there while it is still allowed @cpu alone (something else, a live
+ * poll_cpu, may have rebound it since).
+ *
+ * Context: the thread.
+ * Return: true when nothing is to be done.
+ */
+bool cqn_poll_held_at(int cpu, int was)
+{
+	if (cpu != was)
+		return false;
+	return cpu < 0 || (current->nr_cpus_allowed == 1 && cpumask_test_cpu(cpu, current->cpus_ptr));
 }
 
 /**

@@ -606,6 +606,28 @@ static void cqn_window_rates_add(struct cqn_poll_rates *r, bool riding, u32 n, u
 	}
 }
 
+/*
+ * Did the events alone hand completions over faster than the windows?
+ * To win a trial, half again as many a second: a quarter more, the poll
+ * thread's bar (cqn_poll_rates_faster()), was passed by chance on a quiet
+ * host in 2 runs of 3 of a full make bench, each costing a ride of up to
+ * CQN_WINDOW_RIDE_MAX_MS at the events' latency, where a busy host had
+ * the events two to three times the windows' rate. To ride on: three
+ * quarters of the windows' rate, as poll's rides. Both sides need
+ * CQN_POLL_RATES_MIN_US of time behind them.
+ */
+static bool cqn_window_events_faster(const struct cqn_poll_rates *r, bool won)
+{
+	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
+	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
+
+	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
+		return false;
+	if (won)
+		return 4 * carried >= 3 * polled;
+	return 2 * carried > 3 * polled;
+}
+
 /* The first time after @now that is @off past a whole @period of the clock. */
 static u64 cqn_window_grid_next(u64 now, u64 period, u64 off)
 {
@@ -627,8 +649,8 @@ static u64 cqn_window_grid_next(u64 now, u64 period, u64 off)
  * ends of an exchange in one guest must: one end that rides while the
  * other polls measures neither. CQN_WINDOW_RECHECK_MS after each whole
  * CQN_WINDOW_TRIAL_EVERY_MS the thread tries the events alone for
- * CQN_WINDOW_TRIAL_MS. If they handed completions over faster
- * (cqn_poll_rates_faster()) it rides them, judged again at each look,
+ * CQN_WINDOW_TRIAL_MS. If they handed completions over half again as
+ * fast (cqn_window_events_faster()) it rides them, judged again at each look,
  * while they keep up, until the next whole CQN_WINDOW_RIDE_MAX_MS; the
  * windows then open for CQN_WINDOW_RECHECK_MS, to measure them again, and
  * the next trial follows, every CQN_WINDOW_RIDE_MAX_MS while the events
@@ -670,7 +692,7 @@ bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
 	}
 	/* The ride ends at the next whole CQN_WINDOW_RIDE_MAX_MS after its trial. */
 	end = (div64_u64(w->since_ns, max) + 1) * max;
-	if (now_ns < end && cqn_poll_rates_faster(&w->rates, w->won)) {
+	if (now_ns < end && cqn_window_events_faster(&w->rates, w->won)) {
 		w->won = true;
 		return true;
 	}
