@@ -542,8 +542,9 @@ static unsigned int cqn_moder_test_looks(struct cqn_window_rides *w, u64 *t, u32
  * a trial of CQN_WINDOW_TRIAL_MS that the windows win (events slower, or
  * faster by less than half again) opens them until the same point of the
  * next period; one the events win (half again as fast) rides them while
- * they keep three quarters of the windows' rate, until the next whole CQN_WINDOW_RIDE_MAX_MS at most, and
- * the next trial follows CQN_WINDOW_RECHECK_MS of open windows.
+ * they keep three quarters of the windows' rate, until the next whole
+ * CQN_WINDOW_RIDE_MAX_MS at most, and the next trial follows
+ * CQN_WINDOW_RECHECK_MS of open windows.
  */
 static void cqn_moder_test_window_ride(struct kunit *test)
 {

@@ -228,7 +228,8 @@ bool cqn_poll_held_at(int cpu, int was)
 {
 	if (cpu != was)
 		return false;
-	return cpu < 0 || (current->nr_cpus_allowed == 1 && cpumask_test_cpu(cpu, current->cpus_ptr));
+	return cpu < 0 || (current->nr_cpus_allowed == 1 &&
+			   cpumask_test_cpu(cpu, current->cpus_ptr));
 }
 
 /**
