@@ -51,6 +51,7 @@
  * @CQN_STAT_cq_window_host_closed: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_window_trials: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_window_rides: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_window_shut_wakeups: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_softirq_runs: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_softirq_yields: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_naps: see Documentation/admin-guide.rst
@@ -126,6 +127,7 @@ enum cqn_stat {
 	CQN_STAT_cq_window_host_closed,
 	CQN_STAT_cq_window_trials,
 	CQN_STAT_cq_window_rides,
+	CQN_STAT_cq_window_shut_wakeups,
 	CQN_STAT_cq_softirq_runs,
 	CQN_STAT_cq_softirq_yields,
 	CQN_STAT_cq_poll_naps,

@@ -98,15 +98,16 @@
  *	wakeup (about one event a message); two threads poll on two vCPUs and
  *	catch each other's messages in their windows, as two poll threads do.
  *	On a busy host (the poll threads' guest-wide judgement by the missed
- *	ticks, src/cq_poll_host.c, module parameter ``poll_host_hold``) no
- *	window opens (``cq_window_host_closed``) and the thread is held to the
- *	lowest CPU, where the two ends' wakeups stay, as event mode's work
- *	items do. A host that keeps the vCPUs waiting without the ticks
- *	seeing it shows in the exchange itself: once a second, all at once,
- *	the threads try their events alone for 20 ms and, held so, ride them
- *	while they carry the CQ faster than the windows
+ *	ticks, src/cq_poll_host.c, module parameter ``poll_host_hold``) the
+ *	windows shut (``cq_window_host_closed``). A host that keeps the vCPUs
+ *	waiting without the ticks seeing it shows in the exchange itself:
+ *	once a second, all at once, the threads try their events alone for
+ *	20 ms and ride them while they carry the CQ faster than the windows
  *	(cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``,
- *	module parameter ``adaptive_trials``).
+ *	module parameter ``adaptive_trials``). While the windows are shut the
+ *	thread sleeps and the engine's work item carries the CQ as in
+ *	``event`` (``cq_window_shut_wakeups``), on the CPU that took the
+ *	event, where one worker runs both ends of an exchange back to back.
  *
  * ``irqpoll``
  *	Like ``event``, without the workqueue hop: the comp_handler schedules

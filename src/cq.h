@@ -251,7 +251,7 @@ struct cqn_cq_faults {
  *	mode's) took of the guest-wide judgement of its host
  * @seq: the last judgement it took
  * @held: that judgement holds it for the host (a poll thread to the
- *	lowest CPU; adaptive mode's opens no window)
+ *	lowest CPU; adaptive mode's windows shut)
  * @look: when it looks again (cqn_cq_clock())
  */
 struct cqn_poll_host_view {
@@ -317,12 +317,17 @@ struct cqn_poll_host_view {
  * @window_start_ns: adaptive mode: when the last window started
  * @spin_host: adaptive mode: what @spinner took of the guest-wide judgement
  *	of the host (src/cq_poll_host.c)
- * @spin_cpu: adaptive mode: the CPU @spinner is held to for the host, or
- *	-1 (written by @spinner only)
  * @spin_rides: adaptive mode: @spinner's trials of its events alone
  *	(cqn_window_ride())
  * @spin_seen: adaptive mode: completions handed over since @spinner last
  *	looked at @spin_rides
+ * @spin_shut: adaptive mode: no window opens (the hold for the host, a
+ *	trial or a ride of the events alone): event mode's work item carries
+ *	the CQ while @spinner sleeps
+ * @spin_to_shut: adaptive mode: @spinner shuts the windows once its wakeup
+ *	has armed the CQ (written by @spinner only)
+ * @spin_handed: adaptive mode: the work item's wakeup handed the CQ back
+ *	to @spinner (written by the work item only)
  * @moder: moderation
  * @guard: the guards
  * @core: the core's modes
@@ -373,9 +378,11 @@ struct cqn_cq {
 	u32 window_us;
 	u64 window_start_ns;
 	struct cqn_poll_host_view spin_host;
-	int spin_cpu;
 	struct cqn_window_rides spin_rides;
 	u32 spin_seen;
+	bool spin_shut;
+	bool spin_to_shut;
+	bool spin_handed;
 
 	struct cqn_cq_moderation moder;
 	struct cqn_cq_guard guard;

@@ -20,22 +20,29 @@
  * once, and the exchange falls to a fraction of event mode's rate. The
  * thread takes the guest-wide judgement of the host the poll threads make
  * (src/cq_poll_host.c): while its hold is on, no window opens
- * (``cq_window_host_closed``) and the engine runs as event mode's does.
- * A host that takes vCPUs away for less than a tick at a time misses
- * few ticks and still keeps the two vCPUs of a polled exchange waiting
- * for each other, so the thread also measures the exchange itself: once
- * a second it tries the events alone for a couple of milliseconds, and
+ * (``cq_window_host_closed``). A host that takes vCPUs away for less than
+ * a tick at a time misses few ticks and still keeps the two vCPUs of a
+ * polled exchange waiting for each other, so the thread also measures the
+ * exchange itself: once a second it tries the events alone for 20 ms, and
  * rides them while they hand completions over faster than its windows did
- * (cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``), held to
- * the lowest CPU as for the host.
+ * (cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``).
+ *
+ * While no window opens the windows are shut: the thread arms the CQ and
+ * sleeps, and event mode's work item takes the wakeups
+ * (``cq_window_shut_wakeups``), on the CPU that took the event, where one
+ * worker can run both ends of an exchange back to back; woken threads
+ * took turns there at about half its rate. The work item looks at the
+ * host and the ride after each wakeup, and hands the CQ back to the
+ * thread, unarmed, when the windows open again. Only one of the two
+ * processes the CQ at a time: a kick goes to the one whose turn it is
+ * (@spin_shut), and the thread shuts the windows only once its wakeup has
+ * armed the CQ, passing on a kick that came meanwhile.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
-#include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
 
 #include "cq.h"
@@ -48,28 +55,7 @@ module_param(adaptive_trials, bool, 0644);
 MODULE_PARM_DESC(adaptive_trials,
 		 "adaptive threads try their events alone once a second and ride them while they carry the CQ faster than the windows (default: 1; 0: the windows always open)");
 
-/*
- * Hold the thread to the lowest CPU it may run on while the hold for the
- * host is on (@held), or let it go: a thread the scheduler woke on the
- * other, halted vCPU waits for the host to run that one too, where the
- * posts, the provider's softirqs and the wakeups of two threads held to
- * one CPU stay on it, as event mode's work items do. No-op where it is
- * already. In the thread, which alone changes its CPUs.
- */
-static void cqn_cq_spin_hold(struct cqn_cq *c, bool held)
-{
-	int cpu = held ? cqn_poll_host_cpu() : -1;
-
-	if (cqn_poll_held_at(cpu, c->spin_cpu))
-		return;
-	if (cpu < 0 || cpu >= nr_cpu_ids) {
-		set_cpus_allowed_ptr(current, housekeeping_cpumask(HK_TYPE_KTHREAD));
-		cpu = -1;
-	} else if (set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
-		cpu = -1;
-	}
-	c->spin_cpu = cpu;
-}
+static void cqn_cq_spin_kick(struct cqn_cq *c);
 
 /*
  * Does this wakeup's window stay shut for a trial or a ride of the events
@@ -95,6 +81,30 @@ static bool cqn_cq_window_rides(struct cqn_cq *c, u32 n, u64 now)
 }
 
 /*
+ * The work item's look after a wakeup while the windows are shut: they
+ * stay shut while the hold for the host is on and while the trial or the
+ * ride goes on. Otherwise the thread takes the CQ back, unarmed: returns
+ * true, and the work item touches the CQ no more.
+ */
+static bool cqn_cq_shut_look(struct cqn_cq *c, int done)
+{
+	u64 now = cqn_cq_clock();
+
+	c->window_start_ns = now;
+	if (cqn_poll_host_look(c, &c->spin_host, now)) {
+		c->spin_rides.last_ns = 0;
+		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
+		return false;
+	}
+	if (c->window_us && cqn_cq_window_rides(c, done, now))
+		return false;
+	c->spin_handed = true;
+	WRITE_ONCE(c->spin_shut, false);
+	cqn_cq_spin_kick(c);
+	return true;
+}
+
+/*
  * Keep polling for the window after the CQ ran empty. Returns true when the
  * budget ran out, or a trial of the events alone is due (the caller starts
  * another wakeup at once, which looks).
@@ -106,6 +116,8 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 	u32 max_us, seen;
 	int n;
 
+	if (current != c->spinner)
+		return cqn_cq_shut_look(c, done);
 	c->window_start_ns = start;
 	seen = c->spin_seen + done;
 	c->spin_seen = 0;
@@ -114,8 +126,6 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 		 * No window to judge for (traffic stopped, or a zero bound):
 		 * the trials start over with the traffic.
 		 */
-		if (c->spin_cpu >= 0)
-			cqn_cq_spin_hold(c, false);
 		c->spin_rides.last_ns = 0;
 		return false;
 	}
@@ -124,12 +134,12 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 	if (held)
 		c->spin_rides.last_ns = 0;
 	rode = !held && cqn_cq_window_rides(c, seen, start);
-	cqn_cq_spin_hold(c, held || rode);
+	/* Shut, the window keeps its length for after. */
+	c->spin_to_shut = held || rode;
 	if (rode) {
 		/*
 		 * The events alone carry the CQ, for a trial or while they
-		 * are faster than the windows: the CQ is armed and the thread
-		 * sleeps, and the window keeps its length for after.
+		 * are faster than the windows.
 		 */
 		return false;
 	}
@@ -138,8 +148,7 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 		 * The host keeps the guest's vCPUs waiting: a window would
 		 * spin on a vCPU the host must run beside the one whose
 		 * completion it waits for. None opens while the hold for the
-		 * host is on (src/cq_poll_host.c); the CQ is armed and the
-		 * thread sleeps, and the window keeps its length for after.
+		 * host is on (src/cq_poll_host.c).
 		 */
 		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
 		return false;
@@ -203,6 +212,34 @@ static void cqn_cq_window_event(struct cqn_cq *c, u64 ev)
 }
 
 /*
+ * The windows shut, the CQ armed: the work item takes the wakeups from
+ * here, and one the thread was kicked for meanwhile.
+ */
+static void cqn_cq_spin_shut(struct cqn_cq *c)
+{
+	WRITE_ONCE(c->spin_shut, true);
+	/* The store before the test of the kick bit: cqn_cq_spin_kick(). */
+	smp_mb();
+	if (test_and_clear_bit(CQN_SPIN_KICKED, &c->spin_kicked))
+		cqn_cq_queue_work(c);
+}
+
+/*
+ * The work item while the windows are shut: event mode's wakeup. It is
+ * the thread's turn again once the work item handed the CQ back; a kick
+ * that queued this just before then finds nothing to do.
+ */
+static void cqn_cq_shut_work(struct cqn_cq *c)
+{
+	if (!READ_ONCE(c->spin_shut))
+		return;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_window_shut_wakeups);
+	c->spin_handed = false;
+	if (cqn_cq_task_wakeup(c) && !c->spin_handed)
+		cqn_cq_queue_work(c);
+}
+
+/*
  * The thread: sleeps until kicked (an event, a guard, moderation's timer,
  * a missed-events report), then runs a wakeup. Parked while the engine is
  * quiesced; stopped when the engine is destroyed.
@@ -211,7 +248,6 @@ static int cqn_cq_spin_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
 
-	c->spin_cpu = -1;
 	cqn_poll_host_join(c, &c->spin_host, cqn_cq_clock());
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
@@ -226,9 +262,17 @@ static int cqn_cq_spin_thread(void *arg)
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
+		if (READ_ONCE(c->spin_shut)) {
+			/* A kick that found the windows open: the work item's. */
+			cqn_cq_queue_work(c);
+			continue;
+		}
 		/* Another wakeup at once: the CQ stays unarmed; others run first. */
 		if (cqn_cq_live(c) && cqn_cq_task_wakeup(c))
 			set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
+		else if (c->spin_to_shut)
+			cqn_cq_spin_shut(c);
+		c->spin_to_shut = false;
 		cond_resched();
 	}
 	cqn_poll_host_leave();
@@ -236,13 +280,18 @@ static int cqn_cq_spin_thread(void *arg)
 }
 
 /*
- * A wakeup: flag it and wake the thread (a parked one takes it when it
- * runs again). Context: any; the comp_handler's, which must not sleep.
+ * A wakeup: the work item's while the windows are shut; otherwise flag it
+ * and wake the thread (a parked one takes it when it runs again).
+ * Context: any; the comp_handler's, which must not sleep.
  */
 static void cqn_cq_spin_kick(struct cqn_cq *c)
 {
 	struct task_struct *p = READ_ONCE(c->spinner);
 
+	if (READ_ONCE(c->spin_shut)) {
+		cqn_cq_queue_work(c);
+		return;
+	}
 	set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
 	if (p)
 		wake_up_process(p);
@@ -256,9 +305,14 @@ static int cqn_cq_spin_run(struct cqn_cq *c)
 {
 	struct task_struct *p = c->spinner;
 
-	/* Parked or not yet started: the trials start over with this run. */
+	/*
+	 * Parked or not yet started, the work item cancelled: the thread
+	 * takes the CQ, and the trials start over with this run.
+	 */
 	c->spin_rides.last_ns = 0;
 	c->spin_seen = 0;
+	c->spin_shut = false;
+	c->spin_to_shut = false;
 	if (!p) {
 		p = kthread_create(cqn_cq_spin_thread, c, "cqn-adapt/%s", c->name);
 		if (IS_ERR(p))
@@ -304,6 +358,7 @@ const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
 	.run = cqn_cq_spin_run,
 	.halt = cqn_cq_spin_halt,
 	.kick = cqn_cq_spin_kick,
+	.work = cqn_cq_shut_work,
 	.after_empty = cqn_cq_window_poll,
 	.event_seen = cqn_cq_window_event,
 	.events = true,

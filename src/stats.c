@@ -50,6 +50,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_window_host_closed] = "cq_window_host_closed",
 	[CQN_STAT_cq_window_trials] = "cq_window_trials",
 	[CQN_STAT_cq_window_rides] = "cq_window_rides",
+	[CQN_STAT_cq_window_shut_wakeups] = "cq_window_shut_wakeups",
 	[CQN_STAT_cq_softirq_runs] = "cq_softirq_runs",
 	[CQN_STAT_cq_softirq_yields] = "cq_softirq_yields",
 	[CQN_STAT_cq_poll_naps] = "cq_poll_naps",

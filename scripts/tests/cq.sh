@@ -814,6 +814,18 @@ poll_pair()
 # in pieces, so a line before it that changed length meanwhile ("State:
 # R (running)", then "D (disk sleep)") shifts it out of reach (2 of 30
 # looks beside the loops of poll_cpu_outlasts_holds, 2026-12-05).
+# thread_vol PID: REPLY = PID's voluntary context switches so far (0 once
+# it is gone). No fork.
+thread_vol()
+{
+	local k v
+
+	REPLY=0
+	while read -r k v; do
+		[ "$k" = voluntary_ctxt_switches: ] && REPLY=$v
+	done 2>/dev/null <"/proc/$1/status"
+}
+
 allowed_cpus()
 {
 	local k v try
@@ -1113,29 +1125,29 @@ stats_since()
 # too; beside a load VM adaptive's pingpong fell to 0.16 of its quiet
 # rate. Its thread takes the poll threads' guest-wide judgement of the
 # host (src/cq_poll_host.c): while the hold for the host is on no window
-# opens (cq_window_host_closed), the engine runs on events and the thread
-# is held to the lowest CPU. The test module cqn_stall plays the busy host
-# (poll_judges_host_by_ticks). First, poll_host_hold 0 and no stall: over
-# 2 s both ends' windows catch messages, none closed (make check's host is
-# busy itself: with 1 they might not open). Then the stall and
-# poll_host_hold 1: once each end's thread took a hold
-# (cq_poll_host_holds), over the next 2 s each end must close windows and
-# catch at most one message in 8 in them, and in 10 looks 0.2 s apart both
-# threads must be allowed the lowest CPU alone in 8 or more. Then
-# poll_host_hold 0, the stall still on: a second later, over 2 s no window
-# is closed for the host, the windows catch messages again, and then both
-# threads are allowed every CPU again. Nothing is lost. While the stall runs the test forks nothing.
+# opens (cq_window_host_closed), the thread sleeps and event mode's work
+# item carries the CQ (cq_window_shut_wakeups). The test module cqn_stall
+# plays the busy host (poll_judges_host_by_ticks). First, poll_host_hold 0
+# and no stall: over 2 s both ends' windows catch messages, none closed,
+# and the work item takes no wakeup (make check's host is busy itself:
+# with 1 they might not open). Then the stall and poll_host_hold 1: once
+# each end's thread took a hold (cq_poll_host_holds), over the next 2 s
+# each end must close windows and catch at most one message in 8 in them,
+# the work item must take a wakeup for at least every second message, and
+# each thread must switch out at most once for every 8 messages (it
+# sleeps). Then poll_host_hold 0, the stall still on: a second later, over
+# 2 s no window is closed for the host, the work item takes no wakeup,
+# and the windows catch messages again. Nothing is lost. While the stall
+# runs the test forks nothing.
 adaptive_closes_for_busy_host()
 {
-	local w=200 ep i cp sp all low line= bad= hits=0 looks=0
-	local -A h0
+	local w=200 ep cp sp cv sv line= bad= hits=0
+	local -A h0 msgs
 
 	[ "$CQN_KERNEL" = debug ] && w=100000
 	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
 	setup || return 1
 	windows_free || return 1
-	all=$(thread_cpus $$)
-	low=${all%%[-,]*}
 	start_server cq_mode=adaptive poll_window_max_us=$w || return 1
 	endless_client cli workload=pingpong msg_size=64 cq_mode=adaptive \
 		poll_window_max_us=$w || return 1
@@ -1145,13 +1157,15 @@ adaptive_closes_for_busy_host()
 	[ -n "$cp" ] && [ -n "$sp" ] ||
 		{ fail "no cqn-adapt thread of cli ('$cp') or srv ('$sp')"; return 1; }
 	for ep in cli srv; do
-		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received || return 1
+		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received \
+			cq_window_shut_wakeups || return 1
 	done
 	pause 2
 	for ep in cli srv; do
 		stats_since $ep || return 1
-		line+=" quiet, poll_host_hold 0: $ep ${D[0]} hits, ${D[1]} closed for ${D[2]} messages;"
-		[ "${D[0]}" -gt 0 ] && [ "${D[1]}" = 0 ] || bad+=" $ep's windows shut with poll_host_hold 0;"
+		line+=" quiet, poll_host_hold 0: $ep ${D[0]} hits, ${D[1]} closed, ${D[3]} shut wakeups for ${D[2]} messages;"
+		[ "${D[0]}" -gt 0 ] && [ "${D[1]}" = 0 ] && [ "${D[3]}" = 0 ] ||
+			bad+=" $ep's windows shut with poll_host_hold 0;"
 		h0[$ep]=${STATS[cq_poll_host_holds]}
 	done
 	insmod "$CQN_KO_DIR/cqn_stall.ko" stall_us=12000 period_us=16000 ||
@@ -1160,39 +1174,44 @@ adaptive_closes_for_busy_host()
 	wait_stat 30 cli cq_poll_host_holds -gt "${h0[cli]}" 2>/dev/null
 	wait_stat 10 srv cq_poll_host_holds -gt "${h0[srv]}" 2>/dev/null
 	for ep in cli srv; do
-		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received || { rmmod cqn_stall; return 1; }
+		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received \
+			cq_window_shut_wakeups || { rmmod cqn_stall; return 1; }
 	done
-	for ((i = 0; i < 10; i++)); do
-		pause 0.2
-		allowed_cpus "$cp" && [ "$REPLY" = "$low" ] && allowed_cpus "$sp" &&
-			[ "$REPLY" = "$low" ] && looks=$((looks + 1))
-	done
+	thread_vol "$cp"; cv=$REPLY
+	thread_vol "$sp"; sv=$REPLY
+	pause 2
+	thread_vol "$cp"; cv=$((REPLY - cv))
+	thread_vol "$sp"; sv=$((REPLY - sv))
 	for ep in cli srv; do
 		stats_since $ep || { rmmod cqn_stall; return 1; }
-		line+=" stalled, poll_host_hold 1: $ep $((STATS[cq_poll_host_holds] - h0[$ep])) holds since, ${D[0]} hits, ${D[1]} closed for ${D[2]} messages;"
+		line+=" stalled, poll_host_hold 1: $ep $((STATS[cq_poll_host_holds] - h0[$ep])) holds since, ${D[0]} hits, ${D[1]} closed, ${D[3]} shut wakeups for ${D[2]} messages;"
 		[ "${D[2]}" -ge 16 ] || bad+=" $ep received ${D[2]} messages in 2 s;"
 		[ "${D[1]}" -gt 0 ] && [ $((D[0] * 8)) -le "${D[2]}" ] ||
 			bad+=" $ep's windows stayed open for the busy host;"
+		[ $((D[3] * 2)) -ge "${D[2]}" ] ||
+			bad+=" $ep's work item took ${D[3]} wakeups for ${D[2]} messages;"
+		msgs[$ep]=${D[2]}
 	done
-	line+=" both threads allowed CPU $low alone in $looks of 10 looks;"
-	[ "$looks" -ge 8 ] || bad+=" the threads not held to CPU $low for the busy host;"
+	line+=" the threads switched out $cv (cli) and $sv (srv) times;"
+	[ $((cv * 8)) -le "${msgs[cli]}" ] && [ $((sv * 8)) -le "${msgs[srv]}" ] ||
+		bad+=" a thread woke for the messages with its windows shut;"
 	host_hold 0 || { rmmod cqn_stall; return 1; }
 	# A window begun before the change, or a judgement taken just before
 	# it, may still close one: from a second on, none.
 	pause 1
 	for ep in cli srv; do
-		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received || { rmmod cqn_stall; return 1; }
+		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received \
+			cq_window_shut_wakeups || { rmmod cqn_stall; return 1; }
 	done
 	pause 2
 	for ep in cli srv; do
 		stats_since $ep || { rmmod cqn_stall; return 1; }
-		line+=" stalled, poll_host_hold 0: $ep ${D[0]} hits, ${D[1]} closed for ${D[2]} messages;"
-		[ "${D[1]}" = 0 ] || bad+=" $ep closed windows with poll_host_hold 0;"
+		line+=" stalled, poll_host_hold 0: $ep ${D[0]} hits, ${D[1]} closed, ${D[3]} shut wakeups for ${D[2]} messages;"
+		[ "${D[1]}" = 0 ] && [ "${D[3]}" = 0 ] ||
+			bad+=" $ep's windows shut with poll_host_hold 0;"
 		hits=$((hits + D[0]))
 	done
 	[ "$hits" -gt 0 ] || bad+=" no window caught a message with poll_host_hold 0;"
-	allowed_cpus "$cp" && [ "$REPLY" = "$all" ] && allowed_cpus "$sp" && [ "$REPLY" = "$all" ] ||
-		bad+=" a thread still held with poll_host_hold 0;"
 	host_hold 1 || { rmmod cqn_stall; return 1; }
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
 	echo "figure: adaptive pingpong, window at most $w us:$line"
@@ -1212,10 +1231,10 @@ adaptive_closes_for_busy_host()
 # and no ride. Then 1: from the second after, over 3 s each end must
 # count trials and rides, the pingpong must move a quarter more messages
 # than with the windows (the claim: the rides are taken because the
-# events are faster), and in 15 looks 0.2 s apart each thread must be
-# seen allowed the lowest CPU alone at least once (a ride holds it
-# there). Then adaptive_trials 0 again: a second later both are allowed
-# every CPU. Measured 2026-12-06 on stock 6.1, quiet host, three runs:
+# events are faster), and event mode's work item must take a wakeup for
+# at least every second ride (the windows shut, it carries the CQ). Then
+# adaptive_trials 0 again: from a second later, over a second, the work
+# item takes no wakeup. Measured 2026-12-06 on stock 6.1, quiet host, three runs:
 # 6,519, 6,172 and 9,335 messages a side with the windows against
 # 11,386, 9,214 and 12,648 with the trials (10, 7 and 4 trials a side,
 # 897 to 9,713 rides), each thread held in 5, 2 and 1 of 15 looks. The
@@ -1226,15 +1245,13 @@ adaptive_closes_for_busy_host()
 # Nothing is lost. While the stall runs the test forks nothing.
 adaptive_rides_faster_events()
 {
-	local w=200 ep i cp sp all low line= bad= m0=0 m1=0 clooks=0 slooks=0
+	local w=200 ep cp sp line= bad= m0=0 m1=0
 
 	[ "$CQN_KERNEL" = debug ] && w=100000
 	[ -d /sys/module/cqn_stall ] && rmmod cqn_stall
 	setup || return 1
 	host_hold 0 || return 1
 	adaptive_trials 0 || return 1
-	all=$(thread_cpus $$)
-	low=${all%%[-,]*}
 	start_server cq_mode=adaptive poll_window_max_us=$w || return 1
 	endless_client cli workload=pingpong msg_size=64 cq_mode=adaptive \
 		poll_window_max_us=$w || return 1
@@ -1244,8 +1261,7 @@ adaptive_rides_faster_events()
 	[ -n "$cp" ] && [ -n "$sp" ] ||
 		{ fail "no cqn-adapt thread of cli ('$cp') or srv ('$sp')"; return 1; }
 	# The windows on two vCPUs, as the scheduler mostly places the two
-	# threads: placed on one, they would take turns there as a ride does.
-	# The first trial's hold, and its end, set the threads' CPUs anew.
+	# threads: placed on one, they would take turns there.
 	taskset -p -c 1 "$cp" >/dev/null && taskset -p -c 0 "$sp" >/dev/null ||
 		{ fail "cannot place the cqn-adapt threads on CPUs 1 and 0"; return 1; }
 	insmod "$CQN_KO_DIR/cqn_stall.ko" stall_us=2000 period_us=4000 stagger_us=2000 ||
@@ -1265,30 +1281,32 @@ adaptive_rides_faster_events()
 	adaptive_trials 1 || { rmmod cqn_stall; return 1; }
 	pause 1
 	for ep in cli srv; do
-		stats_snap $ep cq_window_trials cq_window_rides cq_window_hits msgs_received ||
-			{ rmmod cqn_stall; return 1; }
+		stats_snap $ep cq_window_trials cq_window_rides cq_window_hits msgs_received \
+			cq_window_shut_wakeups || { rmmod cqn_stall; return 1; }
 	done
-	for ((i = 0; i < 15; i++)); do
-		pause 0.2
-		allowed_cpus "$cp" && [ "$REPLY" = "$low" ] && clooks=$((clooks + 1))
-		allowed_cpus "$sp" && [ "$REPLY" = "$low" ] && slooks=$((slooks + 1))
-	done
+	pause 3
 	for ep in cli srv; do
 		stats_since $ep || { rmmod cqn_stall; return 1; }
-		line+=" adaptive_trials 1: $ep ${D[0]} trials, ${D[1]} rides, ${D[2]} hits, ${D[3]} messages;"
+		line+=" adaptive_trials 1: $ep ${D[0]} trials, ${D[1]} rides, ${D[4]} shut wakeups, ${D[2]} hits, ${D[3]} messages;"
 		[ "${D[0]}" -gt 0 ] && [ "${D[1]}" -gt 0 ] || bad+=" $ep did not ride its events;"
+		[ $((D[4] * 2)) -ge "${D[1]}" ] ||
+			bad+=" $ep's work item took ${D[4]} wakeups for ${D[1]} rides;"
 		m1=$((m1 + D[3]))
 	done
 	[ $((m1 * 4)) -ge $((m0 * 5)) ] ||
 		bad+=" $m1 messages riding the events against $m0 with the windows;"
-	line+=" cli's thread allowed CPU $low alone in $clooks of 15 looks, srv's in $slooks;"
-	[ "$clooks" -ge 1 ] && [ "$slooks" -ge 1 ] ||
-		bad+=" a thread never held to CPU $low while it rode;"
-	# adaptive_trials 0 ends a ride under way, and its hold.
+	# adaptive_trials 0 ends a ride under way: the thread takes the CQ back.
 	adaptive_trials 0 || { rmmod cqn_stall; return 1; }
 	pause 1
-	allowed_cpus "$cp" && [ "$REPLY" = "$all" ] && allowed_cpus "$sp" && [ "$REPLY" = "$all" ] ||
-		bad+=" a thread still held a second after adaptive_trials 0;"
+	for ep in cli srv; do
+		stats_snap $ep cq_window_shut_wakeups || { rmmod cqn_stall; return 1; }
+	done
+	pause 1
+	for ep in cli srv; do
+		stats_since $ep || { rmmod cqn_stall; return 1; }
+		[ "${D[0]}" = 0 ] ||
+			bad+=" $ep's work item took ${D[0]} wakeups a second after adaptive_trials 0;"
+	done
 	rmmod cqn_stall || { fail "rmmod cqn_stall failed"; return 1; }
 	host_hold 1 || return 1
 	adaptive_trials 1 || return 1
