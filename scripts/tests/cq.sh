@@ -1135,10 +1135,51 @@ stats_since()
 # each end must close windows and catch at most one message in 8 in them,
 # the work item must take a wakeup for at least every second message, and
 # each thread must switch out at most once for every 8 messages (it
-# sleeps). Then poll_host_hold 0, the stall still on: a second later, over
+# sleeps); then live changes while the windows are shut (shut_changes).
+# Then poll_host_hold 0, the stall still on: a second later, over
 # 2 s no window is closed for the host, the work item takes no wakeup,
 # and the windows catch messages again. Nothing is lost. While the stall
 # runs the test forks nothing.
+# shut_changes: adaptive_closes_for_busy_host's live changes of both
+# ends while their windows are shut (the work item carrying the CQ, the
+# thread asleep): to event mode and back, and a resize, each seen applied
+# (cq_mode_switches, cq_resizes); after each, within 20 s, each end must
+# receive 8 more messages and, back in adaptive mode, its work item take
+# wakeups again (the windows shut anew). Nothing may be lost (the test's
+# stop counts). Adds to $line and $bad. No fork.
+shut_changes()
+{
+	local ch ep i ok attr val
+	local -A sw rs m sh
+
+	for ch in "cq_mode event" "cq_mode adaptive" "cq_depth 300"; do
+		attr=${ch% *} val=${ch#* }
+		for ep in cli srv; do
+			ep_stats $ep || return 1
+			sw[$ep]=${STATS[cq_mode_switches]} rs[$ep]=${STATS[cq_resizes]}
+			m[$ep]=${STATS[msgs_received]} sh[$ep]=${STATS[cq_window_shut_wakeups]}
+			expect_write "$CQN_CFS/endpoints/$ep/$attr" "$val" || return 1
+		done
+		for ep in cli srv; do
+			ok=
+			for ((i = 0; i < 100; i++)); do
+				ep_stats $ep || return 1
+				[ "${STATS[msgs_received]}" -gt $((m[$ep] + 8)) ] &&
+					{ [ "$ch" = "cq_mode event" ] ||
+					  [ "${STATS[cq_window_shut_wakeups]}" -gt "${sh[$ep]}" ]; } &&
+					{ ok=1; break; }
+				pause 0.2
+			done
+			line+=" $ch with the windows shut: $ep $((STATS[msgs_received] - m[$ep])) messages, $((STATS[cq_window_shut_wakeups] - sh[$ep])) shut wakeups;"
+			[ -n "$ok" ] || bad+=" $ep stalled or its windows did not shut again after $ch;"
+			[ "$attr" != cq_mode ] || [ "${STATS[cq_mode_switches]}" = $((sw[$ep] + 1)) ] ||
+				bad+=" $ep's $ch not applied;"
+			[ "$attr" != cq_depth ] || [ "${STATS[cq_resizes]}" = $((rs[$ep] + 1)) ] ||
+				bad+=" $ep's $ch not applied;"
+		done
+	done
+}
+
 adaptive_closes_for_busy_host()
 {
 	local w=200 ep cp sp cv sv line= bad= hits=0
@@ -1195,6 +1236,7 @@ adaptive_closes_for_busy_host()
 	line+=" the threads switched out $cv (cli) and $sv (srv) times;"
 	[ $((cv * 8)) -le "${msgs[cli]}" ] && [ $((sv * 8)) -le "${msgs[srv]}" ] ||
 		bad+=" a thread woke for the messages with its windows shut;"
+	shut_changes || { rmmod cqn_stall; return 1; }
 	host_hold 0 || { rmmod cqn_stall; return 1; }
 	# A window begun before the change, or a judgement taken just before
 	# it, may still close one: from a second on, none.
