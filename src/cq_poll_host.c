@@ -16,9 +16,10 @@
  * accounting once a window, however many threads poll. Each thread takes
  * each judgement it sees into its engine's stats
  * (``cq_poll_host_windows``, ``cq_poll_host_busy``, ``cq_poll_host_holds``,
- * ``poll_host_missed_pct``). Adaptive mode's threads take it too, each
- * time a window would open (src/cq_adaptive.c): while the hold is on,
- * none opens.
+ * ``poll_host_missed_pct``). Adaptive mode's engines take it too, each
+ * time a window would open and, while the windows are shut, after each
+ * wakeup of the work item that carries the CQ then (src/cq_adaptive.c):
+ * while the hold is on, none opens.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,7 +38,7 @@
 static bool poll_host_hold = true;
 module_param(poll_host_hold, bool, 0644);
 MODULE_PARM_DESC(poll_host_hold,
-		 "hold every poll and adaptive thread to the lowest CPU, and open no adaptive window, while the missed ticks say the host is busy (default: 1; 0: judge and count, never hold)");
+		 "hold every poll thread to the lowest CPU, and shut every adaptive engine's windows, while the missed ticks say the host is busy (default: 1; 0: judge and count, never hold)");
 
 /*
  * The guest-wide judgement: @lock serialises judging, joining and leaving;
@@ -244,7 +245,8 @@ bool cqn_poll_held_at(int cpu, int was)
  * the module parameter poll_host_hold 0 the host is judged and counted,
  * and no thread is held for it.
  *
- * Context: the poll thread.
+ * Context: process context: the poll thread; adaptive mode's thread, or
+ *	its work item while the windows are shut.
  * Return: true while the thread is held to the lowest CPU for the host.
  */
 bool cqn_poll_host_look(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now)
