@@ -939,7 +939,11 @@ poll_follows_run()
 	echo "figure: a thread held in $before of 20 looks before the loops; beside a loop on every CPU both held in $held of 40 looks, to the same CPU in $same ($fc follows of cli's thread, $fs of srv's in all); each free again $([ -n "$free" ] && echo "by look $free (cli at $cfree, srv at $sfree)" || echo "not both (cli ${cfree:-never}, srv ${sfree:-never})") without the loops"
 	[ $((held * 4)) -ge 40 ] ||
 		{ fail "both threads held in $held of 40 looks beside the loops"; return 1; }
-	[ $((same * 10)) -ge $((held * 9)) ] ||
+	# Four looks in five: a hold that ends or starts anew between the
+	# two threads' reads shows as apart (make check 2026-12-06, the
+	# other lane beside it: 23 of 26); threads that never meet came to
+	# 19 of 31 (poll-follow-ignores-events).
+	[ $((same * 5)) -ge $((held * 4)) ] ||
 		{ fail "both threads held to one CPU in $same of the $held looks that found both held: they did not meet"; return 1; }
 	[ -n "$free" ] ||
 		{ fail "a thread held throughout the 10 s after the loops ended: cli free at look ${cfree:-never}, srv at ${sfree:-never}"; return 1; }
