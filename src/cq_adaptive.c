@@ -81,22 +81,34 @@ static bool cqn_cq_window_rides(struct cqn_cq *c, u32 n, u64 now)
 }
 
 /*
- * The work item's look after a wakeup while the windows are shut: they
- * stay shut while the hold for the host is on and while the trial or the
- * ride goes on. Otherwise the thread takes the CQ back, unarmed: returns
- * true, and the work item touches the CQ no more.
+ * Are the windows shut after this wakeup, @seen completions handed over
+ * since the last look? While the hold for the host is on (a window would
+ * spin on a vCPU the host must run beside the one whose completion it
+ * waits for; src/cq_poll_host.c), and while a trial or a ride of the
+ * events alone goes on. The window keeps its length for after.
+ */
+static bool cqn_cq_windows_shut(struct cqn_cq *c, u32 seen, u64 now)
+{
+	if (cqn_poll_host_look(c, &c->spin_host, now)) {
+		/* Held for the host, the windows measure nothing: trials start over. */
+		c->spin_rides.last_ns = 0;
+		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
+		return true;
+	}
+	return c->window_us && cqn_cq_window_rides(c, seen, now);
+}
+
+/*
+ * The work item's look after a wakeup while the windows are shut: unless
+ * they stay shut, the thread takes the CQ back, unarmed: returns true, and
+ * the work item touches the CQ no more.
  */
 static bool cqn_cq_shut_look(struct cqn_cq *c, int done)
 {
 	u64 now = cqn_cq_clock();
 
 	c->window_start_ns = now;
-	if (cqn_poll_host_look(c, &c->spin_host, now)) {
-		c->spin_rides.last_ns = 0;
-		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
-		return false;
-	}
-	if (c->window_us && cqn_cq_window_rides(c, done, now))
+	if (cqn_cq_windows_shut(c, done, now))
 		return false;
 	c->spin_handed = true;
 	WRITE_ONCE(c->spin_shut, false);
@@ -112,7 +124,6 @@ static bool cqn_cq_shut_look(struct cqn_cq *c, int done)
 static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 {
 	u64 start = cqn_cq_clock(), now, due;
-	bool held, rode;
 	u32 max_us, seen;
 	int n;
 
@@ -129,30 +140,10 @@ static bool cqn_cq_window_poll(struct cqn_cq *c, int done)
 		c->spin_rides.last_ns = 0;
 		return false;
 	}
-	held = cqn_poll_host_look(c, &c->spin_host, start);
-	/* Held for the host, the windows measure nothing: trials start over. */
-	if (held)
-		c->spin_rides.last_ns = 0;
-	rode = !held && cqn_cq_window_rides(c, seen, start);
-	/* Shut, the window keeps its length for after. */
-	c->spin_to_shut = held || rode;
-	if (rode) {
-		/*
-		 * The events alone carry the CQ, for a trial or while they
-		 * are faster than the windows.
-		 */
+	/* Shut: the work item takes over once this wakeup armed the CQ. */
+	c->spin_to_shut = cqn_cq_windows_shut(c, seen, start);
+	if (c->spin_to_shut)
 		return false;
-	}
-	if (held) {
-		/*
-		 * The host keeps the guest's vCPUs waiting: a window would
-		 * spin on a vCPU the host must run beside the one whose
-		 * completion it waits for. None opens while the hold for the
-		 * host is on (src/cq_poll_host.c).
-		 */
-		cqn_stat_inc(c->stats, CQN_STAT_cq_window_host_closed);
-		return false;
-	}
 	due = c->spin_rides.last_ns ? c->spin_rides.due_ns : U64_MAX;
 	while (c->window_us) {
 		n = cqn_cq_busy_poll(c, CQN_EVENT_BUDGET - done, false);

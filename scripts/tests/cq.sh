@@ -814,18 +814,6 @@ poll_pair()
 # in pieces, so a line before it that changed length meanwhile ("State:
 # R (running)", then "D (disk sleep)") shifts it out of reach (2 of 30
 # looks beside the loops of poll_cpu_outlasts_holds, 2026-12-05).
-# thread_vol PID: REPLY = PID's voluntary context switches so far (0 once
-# it is gone). No fork.
-thread_vol()
-{
-	local k v
-
-	REPLY=0
-	while read -r k v; do
-		[ "$k" = voluntary_ctxt_switches: ] && REPLY=$v
-	done 2>/dev/null <"/proc/$1/status"
-}
-
 allowed_cpus()
 {
 	local k v try
@@ -1225,11 +1213,11 @@ adaptive_closes_for_busy_host()
 		stats_snap $ep cq_window_hits cq_window_host_closed msgs_received \
 			cq_window_shut_wakeups || { rmmod cqn_stall; return 1; }
 	done
-	thread_vol "$cp"; cv=$REPLY
-	thread_vol "$sp"; sv=$REPLY
+	thread_switches "$cp" >/dev/null; cv=${REPLY%% *}
+	thread_switches "$sp" >/dev/null; sv=${REPLY%% *}
 	pause 2
-	thread_vol "$cp"; cv=$((REPLY - cv))
-	thread_vol "$sp"; sv=$((REPLY - sv))
+	thread_switches "$cp" >/dev/null; cv=$((${REPLY%% *} - cv))
+	thread_switches "$sp" >/dev/null; sv=$((${REPLY%% *} - sv))
 	for ep in cli srv; do
 		stats_since $ep || { rmmod cqn_stall; return 1; }
 		line+=" stalled, poll_host_hold 1: $ep $((STATS[cq_poll_host_holds] - h0[$ep])) holds since, ${D[0]} hits, ${D[1]} closed, ${D[3]} shut wakeups for ${D[2]} messages;"

@@ -822,7 +822,8 @@ thread_cpus()
 }
 
 # thread_switches PID: PID's voluntary and involuntary context switches so
-# far, as "VOLUNTARY INVOLUNTARY" (0 0 once it is gone).
+# far, as "VOLUNTARY INVOLUNTARY" (0 0 once it is gone), printed and in
+# REPLY (called with >/dev/null, no fork).
 thread_switches()
 {
 	local k v vol=0 inv=0
@@ -833,7 +834,8 @@ thread_switches()
 		nonvoluntary_ctxt_switches:) inv=$v ;;
 		esac
 	done 2>/dev/null <"/proc/$1/status"
-	echo "$vol $inv"
+	REPLY="$vol $inv"
+	echo "$REPLY"
 }
 
 # thread_pids PREFIX: the PIDs of the threads whose comm starts with
