@@ -283,6 +283,12 @@ static void cqn_cq_spin_kick(struct cqn_cq *c)
 		cqn_cq_queue_work(c);
 		return;
 	}
+	/*
+	 * The work item's hand-back stored what the thread reads (spin_shut
+	 * false, the window's start) before this: a thread that finds the
+	 * bit without sleeping must see them too.
+	 */
+	smp_mb__before_atomic();
 	set_bit(CQN_SPIN_KICKED, &c->spin_kicked);
 	if (p)
 		wake_up_process(p);

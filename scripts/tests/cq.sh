@@ -1131,7 +1131,8 @@ stats_since()
 # the work item must take a wakeup for at least every second message, and
 # each thread must switch out at most once for every 8 messages (it
 # sleeps); then live changes while the windows are shut (shut_changes).
-# Then poll_host_hold 0, the stall still on: a second later, over
+# Then the hand-over itself, back and forth (shut_handovers). Then
+# poll_host_hold 0, the stall still on: a second later, over
 # 2 s no window is closed for the host, the work item takes no wakeup,
 # and the windows catch messages again. Nothing is lost. While the stall
 # runs the test forks nothing.
@@ -1173,6 +1174,51 @@ shut_changes()
 				bad+=" $ep's $ch not applied;"
 		done
 	done
+}
+
+# shut_handovers: adaptive_closes_for_busy_host's hand-overs of the CQ
+# between each end's thread and its work item, the stall on: 10 rounds of
+# poll_host_hold 0, until the windows catch a message again (the work item
+# handed the CQ back to the thread), then 1, until each end's work item
+# takes a wakeup again (the thread shut the windows and passed the CQ on),
+# each within 10 s, traffic going on throughout. A hand-over that loses
+# the CQ's turn (a kick to the one not processing it, an unarmed CQ that
+# neither polls) stalls its end: the round times out, or the test's stop
+# finds messages lost. Adds to $line and $bad. No fork.
+shut_handovers()
+{
+	local r i ep ok hits sum m0
+	local -A sh
+
+	ep_stats cli || return 1
+	m0=${STATS[msgs_received]}
+	for ((r = 0; r < 10; r++)); do
+		host_hold 0 || return 1
+		ok=
+		for ((i = 0; i < 50; i++)); do
+			ep_stats cli || return 1
+			sh[cli]=${STATS[cq_window_shut_wakeups]} sum=${STATS[cq_window_hits]}
+			ep_stats srv || return 1
+			sh[srv]=${STATS[cq_window_shut_wakeups]} sum=$((sum + STATS[cq_window_hits]))
+			[ "$i" -gt 0 ] && [ "$sum" -gt "$hits" ] && { ok=1; break; }
+			hits=$sum
+			pause 0.2
+		done
+		[ -n "$ok" ] || { bad+=" round $r: no window caught a message 10 s after poll_host_hold 0;"; break; }
+		host_hold 1 || return 1
+		for ep in cli srv; do
+			ok=
+			for ((i = 0; i < 50; i++)); do
+				ep_stats $ep || return 1
+				[ "${STATS[cq_window_shut_wakeups]}" -gt "${sh[$ep]}" ] && { ok=1; break; }
+				pause 0.2
+			done
+			[ -n "$ok" ] || bad+=" round $r: $ep's work item took no wakeup 10 s after poll_host_hold 1;"
+		done
+		[ -z "$bad" ] || break
+	done
+	ep_stats cli || return 1
+	line+=" $r rounds of windows opened and shut again (poll_host_hold 0, then 1): cli received $((STATS[msgs_received] - m0)) messages meanwhile;"
 }
 
 adaptive_closes_for_busy_host()
@@ -1232,6 +1278,7 @@ adaptive_closes_for_busy_host()
 	[ $((cv * 8)) -le "${msgs[cli]}" ] && [ $((sv * 8)) -le "${msgs[srv]}" ] ||
 		bad+=" a thread woke for the messages with its windows shut;"
 	shut_changes || { rmmod cqn_stall; return 1; }
+	[ -n "$bad" ] || shut_handovers || { rmmod cqn_stall; return 1; }
 	host_hold 0 || { rmmod cqn_stall; return 1; }
 	# A window begun before the change, or a judgement taken just before
 	# it, may still close one: from a second on, none.
