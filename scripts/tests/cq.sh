@@ -541,18 +541,13 @@ adaptive_moderation_runs()
 }
 
 # poll_vcsw EP: the voluntary context switches of EP's poll threads, summed.
-# Each status file is read whole first (see ep_stats): read line by line,
-# a thread's count was read as 0 in two runs of five.
 poll_vcsw()
 {
-	local pid line n=0
-	local -a lines
+	local pid n=0
 
 	for pid in $(poll_pids "$1"); do
-		mapfile -t lines 2>/dev/null <"/proc/$pid/status" || continue
-		for line in "${lines[@]}"; do
-			[[ $line == voluntary_ctxt_switches:* ]] && n=$((n + ${line##*[[:space:]]}))
-		done
+		thread_switches "$pid" >/dev/null
+		n=$((n + ${REPLY%% *}))
 	done
 	echo $n
 }

@@ -823,17 +823,22 @@ thread_cpus()
 
 # thread_switches PID: PID's voluntary and involuntary context switches so
 # far, as "VOLUNTARY INVOLUNTARY" (0 0 once it is gone), printed and in
-# REPLY (called with >/dev/null, no fork).
+# REPLY (called with >/dev/null, no fork). The status file is read whole
+# first: read line by line, each read seeks back and the kernel writes
+# the file anew, so a line may be cut where another's length changed (a
+# thread's count was read as 0 in two runs of five).
 thread_switches()
 {
-	local k v vol=0 inv=0
+	local line vol=0 inv=0
+	local -a lines
 
-	while read -r k v; do
-		case $k in
-		voluntary_ctxt_switches:) vol=$v ;;
-		nonvoluntary_ctxt_switches:) inv=$v ;;
+	mapfile -t lines 2>/dev/null <"/proc/$1/status"
+	for line in "${lines[@]}"; do
+		case $line in
+		voluntary_ctxt_switches:*) vol=${line##*[[:space:]]} ;;
+		nonvoluntary_ctxt_switches:*) inv=${line##*[[:space:]]} ;;
 		esac
-	done 2>/dev/null <"/proc/$1/status"
+	done
 	REPLY="$vol $inv"
 	echo "$REPLY"
 }
