@@ -247,7 +247,8 @@ bool cqn_poll_held_at(int cpu, int was)
  *
  * Context: process context: the poll thread; adaptive mode's thread, or
  *	its work item while the windows are shut.
- * Return: true while the thread is held to the lowest CPU for the host.
+ * Return: true while the hold for the host is on: a poll thread is held
+ *	to the lowest CPU, an adaptive engine's windows stay shut.
  */
 bool cqn_poll_host_look(struct cqn_cq *c, struct cqn_poll_host_view *v, u64 now)
 {
