@@ -75,6 +75,8 @@
 #define CQN_WINDOW_TRIAL_MS		20
 #define CQN_WINDOW_RIDE_MAX_MS		200
 #define CQN_WINDOW_RECHECK_MS		20
+/* cqn_window_trial_pct() says at most this: events a hundred times as fast. */
+#define CQN_WINDOW_TRIAL_PCT_MAX	10000
 /*
  * The poll threads judge their host by how much of the guest's busy time the
  * scheduler tick accounted (cqn_poll_host_busy()), once per this much
@@ -132,6 +134,9 @@ struct cqn_poll_rates {
  * @due_ns: when the next trial begins, or the trial or ride is judged
  * @riding: no window opens: a trial or a ride
  * @won: the events won the trial, and carry the CQ until they fall behind
+ * @trial_pct: the events' completions a second in the last trial judged,
+ *	in % of the windows' (cqn_window_trial_pct()); kept when the traffic
+ *	starts over
  */
 struct cqn_window_rides {
 	struct cqn_poll_rates rates;
@@ -140,6 +145,7 @@ struct cqn_window_rides {
 	u64 due_ns;
 	bool riding;
 	bool won;
+	u32 trial_pct;
 };
 
 /**
@@ -201,6 +207,7 @@ void cqn_poll_rates_add(struct cqn_poll_rates *r, bool carried, u32 n, u64 ns);
 bool cqn_poll_rates_faster(const struct cqn_poll_rates *r, bool riding);
 bool cqn_poll_ride(const struct cqn_poll_rates *r, bool riding, u64 riding_ns);
 bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns);
+u32 cqn_window_trial_pct(const struct cqn_poll_rates *r);
 bool cqn_dim_profile(unsigned int level, struct cqn_moder *m);
 int cqn_cq_resize_check(u32 new_cqe, u32 max_posted, u32 max_cqe, bool can_resize);
 

@@ -204,6 +204,8 @@ struct cqn_stats_pcpu {
  * @hist_max: the largest value each histogram saw
  * @poll_window_us: adaptive mode's current polling window (largest of the
  *	live CQs; a gauge filled in by whoever sums live connections)
+ * @poll_window_trial_pct: what adaptive mode's last trial of its events
+ *	alone found (largest of the live CQs; a gauge, filled in the same way)
  * @poll_spin_us: poll mode's current spin before a nap (largest of the
  *	live CQs; a gauge, filled in the same way)
  * @poll_host_missed_pct: the share of a poll thread's run time the tick
@@ -215,6 +217,7 @@ struct cqn_stats_sum {
 	u64 hist[CQN_H_COUNT][CQN_HIST_BUCKETS];
 	u64 hist_max[CQN_H_COUNT];
 	u64 poll_window_us;
+	u64 poll_window_trial_pct;
 	u64 poll_spin_us;
 	u64 poll_host_missed_pct;
 };

@@ -628,6 +628,7 @@ u32 cqn_cq_mode(struct cqn_cq *c);
 int cqn_cq_comp_vector(struct cqn_cq *c);
 int cqn_cq_moderation_show(struct cqn_cq *c, char *buf, size_t len);
 u32 cqn_cq_window_us(struct cqn_cq *c);
+u32 cqn_cq_window_trial_pct(struct cqn_cq *c);
 u32 cqn_cq_spin_us(struct cqn_cq *c);
 u32 cqn_cq_host_missed_pct(struct cqn_cq *c);
 void cqn_cq_fault_drop_events(struct cqn_cq *c, u32 n);

@@ -565,12 +565,19 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 	/* The events handed over a quarter as much: the windows open again. */
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 10, 1), 0U);
 	KUNIT_EXPECT_FALSE(test, w.riding);
+	/* 10 in the trial's 20 ms against 20 a millisecond: 2.5 %. */
+	KUNIT_EXPECT_EQ(test, w.trial_pct, 2U);
 	KUNIT_EXPECT_EQ(test, w.due_ns, 3 * period + US(recheck * 1000));
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - trial - 1), 0U);
 	/* Events 1.4 times as fast: not enough to win. */
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 28, trial), trial);
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 28, 1), 0U);
 	KUNIT_EXPECT_FALSE(test, w.won);
+	/*
+	 * 28 a millisecond against the windows' 20, and the 28 of the look
+	 * that began the trial, which counted for the windows: 138.
+	 */
+	KUNIT_EXPECT_EQ(test, w.trial_pct, 138U);
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 20, every - trial - 1), 0U);
 	/* The next trial: the events now twice as fast win it and ride on. */
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, trial), trial);
@@ -578,6 +585,8 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, since, 4 * period + US(recheck * 1000));
 	KUNIT_EXPECT_EQ(test, cqn_moder_test_looks(&w, &t, 40, 1), 1U);
 	KUNIT_EXPECT_TRUE(test, w.won);
+	/* Twice the windows' 20, less the first look's 40 for the windows. */
+	KUNIT_EXPECT_EQ(test, w.trial_pct, 194U);
 	/* Until the next whole CQN_WINDOW_RIDE_MAX_MS, not past it. */
 	while (cqn_window_ride(&w, 40, t + US(1000)))
 		t += US(1000);
@@ -594,10 +603,52 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 	t += US(1000);
 	KUNIT_EXPECT_LT(test, t, 4 * period + 2 * max);
 	KUNIT_EXPECT_FALSE(test, w.riding);
+	/* The figure is the trial's, not the ride's end's. */
+	KUNIT_EXPECT_GT(test, w.trial_pct, 150U);
 	/* The next trial is the grid's, past the next whole CQN_WINDOW_RIDE_MAX_MS. */
 	KUNIT_EXPECT_EQ(test, w.due_ns, 4 * period + 2 * max + US(recheck * 1000));
 	/* A look at the same instant again counts nothing and decides the same. */
 	KUNIT_EXPECT_FALSE(test, cqn_window_ride(&w, 5, t));
+	/* Traffic that starts over keeps the last trial's figure. */
+	since = w.trial_pct;
+	w.last_ns = 0;
+	KUNIT_EXPECT_FALSE(test, cqn_window_ride(&w, 0, t + US(1000)));
+	KUNIT_EXPECT_EQ(test, (u64)w.trial_pct, since);
+}
+
+/*
+ * The trial's figure: the events' rate in % of the windows', what
+ * cqn_window_events_faster() weighs; nothing before both sides have
+ * CQN_POLL_RATES_MIN_US behind them; at most CQN_WINDOW_TRIAL_PCT_MAX.
+ */
+static void cqn_moder_test_window_trial_pct(struct kunit *test)
+{
+	u64 min = US(CQN_POLL_RATES_MIN_US);
+	struct cqn_poll_rates r = { .polled = 20, .polled_ns = min,
+				    .carried = 30, .carried_ns = min };
+
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 150U);
+	r.carried_ns = 2 * min;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 75U);
+	r.carried = 0;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 0U);
+	r.carried = 30;
+	r.polled_ns = min - 1;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 0U);
+	r.polled_ns = min;
+	r.carried_ns = min - 1;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 0U);
+	/* The windows handed nothing over, or far less: the most it says. */
+	r.carried_ns = min;
+	r.polled = 0;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), (u32)CQN_WINDOW_TRIAL_PCT_MAX);
+	r.polled = 1;
+	r.carried = 1000000;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), (u32)CQN_WINDOW_TRIAL_PCT_MAX);
+	r.carried = U32_MAX;
+	r.carried_ns = U32_MAX;
+	r.polled_ns = U32_MAX;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), (u32)CQN_WINDOW_TRIAL_PCT_MAX);
 }
 
 /*
@@ -679,6 +730,7 @@ static struct kunit_case cqn_moder_test_cases[] = {
 	KUNIT_CASE(cqn_moder_test_poll_rates),
 	KUNIT_CASE(cqn_moder_test_poll_ride),
 	KUNIT_CASE(cqn_moder_test_window_ride),
+	KUNIT_CASE(cqn_moder_test_window_trial_pct),
 	KUNIT_CASE(cqn_moder_test_dim_profile),
 	KUNIT_CASE(cqn_moder_test_hw_clamp),
 	KUNIT_CASE(cqn_moder_test_resize),

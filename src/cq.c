@@ -668,6 +668,7 @@ static void cqn_cq_switch_mode(struct cqn_cq *c, u32 mode)
 	WRITE_ONCE(c->mode, mode);
 	c->params.cq_mode = mode;
 	c->window_us = 0;
+	WRITE_ONCE(c->spin_rides.trial_pct, 0);
 	cqn_stat_inc(c->stats, CQN_STAT_cq_mode_switches);
 	trace_cqn_cq_mode_switch(c, cqn_cq_mode_names[from], cqn_cq_mode_names[mode]);
 }

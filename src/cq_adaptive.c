@@ -25,7 +25,8 @@
  * polled exchange waiting for each other, so the thread also measures the
  * exchange itself: once a second it tries the events alone for 20 ms, and
  * rides them while they hand completions over faster than its windows did
- * (cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``).
+ * (cqn_window_ride(), ``cq_window_trials``, ``cq_window_rides``; what the
+ * last trial found: ``poll_window_trial_pct``).
  *
  * While no window opens the windows are shut: the thread arms the CQ and
  * sleeps, and event mode's work item takes the wakeups
@@ -371,4 +372,19 @@ const struct cqn_cq_mode_ops cqn_cq_adaptive_ops = {
 u32 cqn_cq_window_us(struct cqn_cq *c)
 {
 	return READ_ONCE(c->window_us);
+}
+
+/**
+ * cqn_cq_window_trial_pct() - what adaptive mode's last trial of the events
+ *	alone found
+ * @c: the engine
+ *
+ * Context: any.
+ * Return: the events' completions a second in that trial, in % of the
+ * windows' before it (cqn_window_trial_pct()); 0 outside adaptive mode and
+ * before its first trial.
+ */
+u32 cqn_cq_window_trial_pct(struct cqn_cq *c)
+{
+	return READ_ONCE(c->spin_rides.trial_pct);
 }

@@ -399,6 +399,7 @@ static int cqn_conn_stats_show(struct seq_file *m, void *v)
 	cqn_cq_moderation_show(conn->cq, moder, sizeof(moder));
 	seq_printf(m, "moderation_effective %s\n", moder);
 	sum->poll_window_us = cqn_cq_window_us(conn->cq);
+	sum->poll_window_trial_pct = cqn_cq_window_trial_pct(conn->cq);
 	sum->poll_spin_us = cqn_cq_spin_us(conn->cq);
 	sum->poll_host_missed_pct = cqn_cq_host_missed_pct(conn->cq);
 	cqn_stats_print(m, sum);

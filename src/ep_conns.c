@@ -26,12 +26,15 @@ void cqn_ep_stats_sum(struct cqn_endpoint *ep, struct cqn_stats_sum *sum)
 	spin_lock_irq(&ep->state_lock);
 	cqn_stats_sum_add(sum, &ep->retired);
 	sum->poll_window_us = 0;
+	sum->poll_window_trial_pct = 0;
 	sum->poll_spin_us = 0;
 	sum->poll_host_missed_pct = 0;
 	list_for_each_entry(conn, &ep->conns, node) {
 		cqn_stats_add_to(&conn->stats, sum);
 		sum->poll_window_us = max_t(u64, sum->poll_window_us,
 					    cqn_cq_window_us(conn->cq));
+		sum->poll_window_trial_pct = max_t(u64, sum->poll_window_trial_pct,
+						   cqn_cq_window_trial_pct(conn->cq));
 		sum->poll_spin_us = max_t(u64, sum->poll_spin_us, cqn_cq_spin_us(conn->cq));
 		sum->poll_host_missed_pct = max_t(u64, sum->poll_host_missed_pct,
 						  cqn_cq_host_missed_pct(conn->cq));

@@ -628,6 +628,33 @@ static bool cqn_window_events_faster(const struct cqn_poll_rates *r, bool won)
 	return 2 * carried > 3 * polled;
 }
 
+/**
+ * cqn_window_trial_pct() - the events' rate against the windows' in a trial
+ * @r: what the windows and the events alone handed over (struct
+ *	cqn_window_rides' @rates at the trial's end)
+ *
+ * What cqn_window_events_faster() weighs, as a figure a person can read:
+ * the trial is won above 150, a ride goes on from 75.
+ *
+ * Context: any.
+ * Return: the events' completions a second in % of the windows', at most
+ * CQN_WINDOW_TRIAL_PCT_MAX (also when the windows handed nothing over);
+ * 0 when either side has less than CQN_POLL_RATES_MIN_US behind it.
+ */
+u32 cqn_window_trial_pct(const struct cqn_poll_rates *r)
+{
+	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
+	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
+
+	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
+		return 0;
+	if (!polled || carried >= div64_u64(U64_MAX, 100) ||
+	    div64_u64(carried * 100, polled) >= CQN_WINDOW_TRIAL_PCT_MAX)
+		return CQN_WINDOW_TRIAL_PCT_MAX;
+	return div64_u64(carried * 100, polled);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqn_window_trial_pct);
+
 /* The first time after @now that is @off past a whole @period of the clock. */
 static u64 cqn_window_grid_next(u64 now, u64 period, u64 off)
 {
@@ -672,7 +699,7 @@ bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
 
 	if (!w->last_ns) {
 		*w = (struct cqn_window_rides){ .last_ns = now_ns, .since_ns = now_ns,
-						.due_ns = next };
+						.due_ns = next, .trial_pct = w->trial_pct };
 		return false;
 	}
 	if (now_ns > w->last_ns)
@@ -690,6 +717,8 @@ bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
 		w->due_ns = now_ns + (u64)CQN_WINDOW_TRIAL_MS * NSEC_PER_MSEC;
 		return true;
 	}
+	if (!w->won)
+		WRITE_ONCE(w->trial_pct, cqn_window_trial_pct(&w->rates));
 	/* The ride ends at the next whole CQN_WINDOW_RIDE_MAX_MS after its trial. */
 	end = (div64_u64(w->since_ns, max) + 1) * max;
 	if (now_ns < end && cqn_window_events_faster(&w->rates, w->won)) {

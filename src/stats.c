@@ -198,6 +198,7 @@ void cqn_stats_sum_add(struct cqn_stats_sum *to, const struct cqn_stats_sum *fro
 		to->hist_max[h] = max(to->hist_max[h], from->hist_max[h]);
 	}
 	to->poll_window_us = max(to->poll_window_us, from->poll_window_us);
+	to->poll_window_trial_pct = max(to->poll_window_trial_pct, from->poll_window_trial_pct);
 	to->poll_spin_us = max(to->poll_spin_us, from->poll_spin_us);
 	to->poll_host_missed_pct = max(to->poll_host_missed_pct, from->poll_host_missed_pct);
 }
@@ -235,6 +236,7 @@ void cqn_stats_print(struct seq_file *m, const struct cqn_stats_sum *sum)
 		seq_printf(m, "%s %llu\n", cqn_stat_names[i], sum->cnt[i]);
 	seq_printf(m, "cq_batch_max %llu\n", sum->hist_max[CQN_H_CQ_BATCH]);
 	seq_printf(m, "poll_window_us %llu\n", sum->poll_window_us);
+	seq_printf(m, "poll_window_trial_pct %llu\n", sum->poll_window_trial_pct);
 	seq_printf(m, "poll_spin_us %llu\n", sum->poll_spin_us);
 	seq_printf(m, "poll_host_missed_pct %llu\n", sum->poll_host_missed_pct);
 	seq_printf(m, "rtt_samples %llu\n", cqn_hist_total(rtt));

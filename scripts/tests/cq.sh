@@ -266,6 +266,11 @@ live_change()
 		expect_eq "${STATS[poll_window_us]}" 0 \
 			"$ep poll_window_us in ${mode[$ep]} mode, poll_window_max_us ${wmax[$ep]}" || return 1
 	fi
+	# The last trial's figure goes with the mode: none outside adaptive.
+	if [ "${mode[$ep]}" != adaptive ]; then
+		expect_eq "${STATS[poll_window_trial_pct]}" 0 \
+			"$ep poll_window_trial_pct in ${mode[$ep]} mode" || return 1
+	fi
 	[ "$(ep_attr "$ep" cq_depth_actual)" -ge "${depth[$ep]}" ] ||
 		{ fail "$ep cq_depth_actual $(ep_attr "$ep" cq_depth_actual) < cq_depth ${depth[$ep]}"; return 1; }
 	expect_eq "$(poll_threads "$ep")" $polls "$ep poll threads in ${mode[$ep]} mode" ||
@@ -1507,10 +1512,16 @@ busy_poll_lets_softirqs_run()
 # that took the event (a work item, or the threads on one CPU) yields to
 # the peer's wakeup there and takes about one. The window's longest is
 # 100 ms on the debug kernel, whose round trip under TCG is far longer
-# than the default's 200 us.
+# than the default's 200 us. Then with adaptive_trials 1 (windows_free
+# had it 0) over 3 s each end must try its events alone
+# (cq_window_trials) and say what its last trial found
+# (poll_window_trial_pct, the events' rate in % of the windows'): on the
+# stock kernels, whose trials of 20 ms carry tens of messages, above 0
+# (one that records no figure reads 0); the debug kernel's may carry
+# none. Switched to event mode live, the client must read 0.
 adaptive_pingpong_polls()
 {
-	local w=200 ep ev hits ylds msgs line=
+	local w=200 ep ev hits ylds msgs trials pct line=
 	local -A evs nmsgs
 
 	[ "$CQN_KERNEL" = debug ] && w=100000
@@ -1534,11 +1545,31 @@ adaptive_pingpong_polls()
 		line+=" $ep: $ev events, $hits window hits, $ylds yields for $msgs messages;"
 		evs[$ep]=$ev nmsgs[$ep]=$msgs
 	done
-	echo "figure: adaptive pingpong, window at most $w us:$line"
 	if [ $((evs[cli] * 4)) -gt $((nmsgs[cli] * 3)) ]; then
+		echo "figure: adaptive pingpong, window at most $w us:$line"
 		fail "adaptive cli took ${evs[cli]} CQ events for ${nmsgs[cli]} messages: its window does not catch the echoes"
 		return 1
 	fi
+	# The trials on (windows_free had them off), for 3 s.
+	adaptive_trials 1 || return 1
+	for ep in cli srv; do
+		stats_snap $ep cq_window_trials || return 1
+	done
+	sleep 3
+	for ep in cli srv; do
+		stats_since $ep || return 1
+		trials=${D[0]}
+		pct=$(ep_stat $ep poll_window_trial_pct) || return 1
+		line+=" trials on: $ep $trials trials in 3 s, the last found its events at $pct % of the windows' rate;"
+		[ "$trials" -gt 0 ] || { fail "$ep tried its events alone not once in 3 s"; return 1; }
+		[ "$CQN_KERNEL" = debug ] || [ "$pct" -gt 0 ] ||
+			{ fail "$ep: poll_window_trial_pct 0 after $trials trials"; return 1; }
+	done
+	echo "figure: adaptive pingpong, window at most $w us:$line"
+	# The figure goes with the mode: event mode, live, reads none.
+	expect_write "$CQN_CFS/endpoints/cli/cq_mode" event || return 1
+	expect_eq "$(ep_stat cli poll_window_trial_pct)" 0 \
+		"cli poll_window_trial_pct after cq_mode adaptive -> event" || return 1
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }
