@@ -78,6 +78,13 @@
 /* cqn_window_trial_pct() says at most this: events a hundred times as fast. */
 #define CQN_WINDOW_TRIAL_PCT_MAX	10000
 /*
+ * The events win a trial above this cqn_window_trial_pct(), half again
+ * the windows' rate, and carry the CQ while they keep at least the
+ * second, three quarters of it (cqn_window_events_faster()).
+ */
+#define CQN_WINDOW_WIN_PCT		150
+#define CQN_WINDOW_KEEP_PCT		75
+/*
  * The poll threads judge their host by how much of the guest's busy time the
  * scheduler tick accounted (cqn_poll_host_busy()), once per this much
  * busy time of the guest's CPUs: 64 ticks at HZ=250.

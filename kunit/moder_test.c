@@ -619,7 +619,8 @@ static void cqn_moder_test_window_ride(struct kunit *test)
 /*
  * The trial's figure: the events' rate in % of the windows', what
  * cqn_window_events_faster() weighs; nothing before both sides have
- * CQN_POLL_RATES_MIN_US behind them; at most CQN_WINDOW_TRIAL_PCT_MAX.
+ * CQN_POLL_RATES_MIN_US behind them, nor when the events handed nothing
+ * over; at most CQN_WINDOW_TRIAL_PCT_MAX.
  */
 static void cqn_moder_test_window_trial_pct(struct kunit *test)
 {
@@ -642,6 +643,10 @@ static void cqn_moder_test_window_trial_pct(struct kunit *test)
 	r.carried_ns = min;
 	r.polled = 0;
 	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), (u32)CQN_WINDOW_TRIAL_PCT_MAX);
+	/* Unless the events handed nothing over either. */
+	r.carried = 0;
+	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), 0U);
+	r.carried = 30;
 	r.polled = 1;
 	r.carried = 1000000;
 	KUNIT_EXPECT_EQ(test, cqn_window_trial_pct(&r), (u32)CQN_WINDOW_TRIAL_PCT_MAX);

@@ -606,54 +606,55 @@ static void cqn_window_rates_add(struct cqn_poll_rates *r, bool riding, u32 n, u
 	}
 }
 
-/*
- * Did the events alone hand completions over faster than the windows?
- * To win a trial, half again as many a second: a quarter more, the poll
- * thread's bar (cqn_poll_rates_faster()), was passed by chance on a quiet
- * host in 2 runs of 3 of a full make bench, each costing a ride of up to
- * CQN_WINDOW_RIDE_MAX_MS at the events' latency, where a busy host had
- * the events two to three times the windows' rate. To ride on: three
- * quarters of the windows' rate, as poll's rides. Both sides need
- * CQN_POLL_RATES_MIN_US of time behind them.
- */
-static bool cqn_window_events_faster(const struct cqn_poll_rates *r, bool won)
-{
-	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
-	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
-
-	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
-		return false;
-	if (won)
-		return 4 * carried >= 3 * polled;
-	return 2 * carried > 3 * polled;
-}
-
 /**
  * cqn_window_trial_pct() - the events' rate against the windows' in a trial
  * @r: what the windows and the events alone handed over (struct
- *	cqn_window_rides' @rates at the trial's end)
+ *	cqn_window_rides' @rates)
  *
- * What cqn_window_events_faster() weighs, as a figure a person can read:
- * the trial is won above 150, a ride goes on from 75.
+ * What cqn_window_events_faster() weighs, and what ``poll_window_trial_pct``
+ * shows of the last trial.
  *
  * Context: any.
- * Return: the events' completions a second in % of the windows', at most
- * CQN_WINDOW_TRIAL_PCT_MAX (also when the windows handed nothing over);
- * 0 when either side has less than CQN_POLL_RATES_MIN_US behind it.
+ * Return: the events' completions a second in % of the windows', rounded
+ * down, at most CQN_WINDOW_TRIAL_PCT_MAX (also when the windows handed
+ * nothing over); 0 when the events handed nothing over, or either side has
+ * less than CQN_POLL_RATES_MIN_US behind it.
  */
 u32 cqn_window_trial_pct(const struct cqn_poll_rates *r)
 {
 	u64 min_ns = (u64)CQN_POLL_RATES_MIN_US * NSEC_PER_USEC;
 	u64 carried = r->carried * r->polled_ns, polled = r->polled * r->carried_ns;
 
-	if (r->polled_ns < min_ns || r->carried_ns < min_ns)
+	if (r->polled_ns < min_ns || r->carried_ns < min_ns || !carried)
 		return 0;
+	/* carried / carried_ns against polled / polled_ns, without overflow */
 	if (!polled || carried >= div64_u64(U64_MAX, 100) ||
 	    div64_u64(carried * 100, polled) >= CQN_WINDOW_TRIAL_PCT_MAX)
 		return CQN_WINDOW_TRIAL_PCT_MAX;
 	return div64_u64(carried * 100, polled);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqn_window_trial_pct);
+
+/*
+ * Did the events alone hand completions over faster than the windows
+ * (cqn_window_trial_pct())? To win a trial, above CQN_WINDOW_WIN_PCT: a
+ * quarter more, the poll thread's bar (cqn_poll_rates_faster()), was
+ * passed by chance on a quiet host in 2 runs of 3 of a full make bench,
+ * each costing a ride of up to CQN_WINDOW_RIDE_MAX_MS at the events'
+ * latency, where a busy host had the events two to three times the
+ * windows' rate; and on a quiet host the trials find the events at a
+ * third to two thirds of the windows' rate, so a lower bar would ride by
+ * chance (Documentation/benchmarks.rst, "What adaptive's trials see"). To
+ * ride on: CQN_WINDOW_KEEP_PCT, as poll's rides.
+ */
+static bool cqn_window_events_faster(const struct cqn_poll_rates *r, bool won)
+{
+	u32 pct = cqn_window_trial_pct(r);
+
+	if (won)
+		return pct >= CQN_WINDOW_KEEP_PCT;
+	return pct > CQN_WINDOW_WIN_PCT;
+}
 
 /* The first time after @now that is @off past a whole @period of the clock. */
 static u64 cqn_window_grid_next(u64 now, u64 period, u64 off)
