@@ -636,8 +636,8 @@ u32 cqn_window_trial_pct(const struct cqn_poll_rates *r)
 EXPORT_SYMBOL_IF_KUNIT(cqn_window_trial_pct);
 
 /*
- * Did the events alone hand completions over faster than the windows
- * (cqn_window_trial_pct())? To win a trial, above CQN_WINDOW_WIN_PCT: a
+ * Did the events alone hand completions over faster than the windows, by
+ * @pct (cqn_window_trial_pct())? To win a trial, above CQN_WINDOW_WIN_PCT: a
  * quarter more, the poll thread's bar (cqn_poll_rates_faster()), was
  * passed by chance on a quiet host in 2 runs of 3 of a full make bench,
  * each costing a ride of up to CQN_WINDOW_RIDE_MAX_MS at the events'
@@ -647,10 +647,8 @@ EXPORT_SYMBOL_IF_KUNIT(cqn_window_trial_pct);
  * chance (Documentation/benchmarks.rst, "What adaptive's trials see"). To
  * ride on: CQN_WINDOW_KEEP_PCT, as poll's rides.
  */
-static bool cqn_window_events_faster(const struct cqn_poll_rates *r, bool won)
+static bool cqn_window_events_faster(u32 pct, bool won)
 {
-	u32 pct = cqn_window_trial_pct(r);
-
 	if (won)
 		return pct >= CQN_WINDOW_KEEP_PCT;
 	return pct > CQN_WINDOW_WIN_PCT;
@@ -697,6 +695,7 @@ bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
 	/* The grid's next trial, CQN_WINDOW_RECHECK_MS past a whole period. */
 	u64 next = cqn_window_grid_next(now_ns, every, recheck);
 	u64 end;
+	u32 pct;
 
 	if (!w->last_ns) {
 		*w = (struct cqn_window_rides){ .last_ns = now_ns, .since_ns = now_ns,
@@ -718,11 +717,12 @@ bool cqn_window_ride(struct cqn_window_rides *w, u32 n, u64 now_ns)
 		w->due_ns = now_ns + (u64)CQN_WINDOW_TRIAL_MS * NSEC_PER_MSEC;
 		return true;
 	}
+	pct = cqn_window_trial_pct(&w->rates);
 	if (!w->won)
-		WRITE_ONCE(w->trial_pct, cqn_window_trial_pct(&w->rates));
+		WRITE_ONCE(w->trial_pct, pct);
 	/* The ride ends at the next whole CQN_WINDOW_RIDE_MAX_MS after its trial. */
 	end = (div64_u64(w->since_ns, max) + 1) * max;
-	if (now_ns < end && cqn_window_events_faster(&w->rates, w->won)) {
+	if (now_ns < end && cqn_window_events_faster(pct, w->won)) {
 		w->won = true;
 		return true;
 	}
