@@ -59,6 +59,7 @@
  * @CQN_STAT_cq_poll_steals: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_rides: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_follows: see Documentation/admin-guide.rst
+ * @CQN_STAT_cq_poll_yields: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_spin_raises: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_host_windows: see Documentation/admin-guide.rst
  * @CQN_STAT_cq_poll_host_busy: see Documentation/admin-guide.rst
@@ -135,6 +136,7 @@ enum cqn_stat {
 	CQN_STAT_cq_poll_steals,
 	CQN_STAT_cq_poll_rides,
 	CQN_STAT_cq_poll_follows,
+	CQN_STAT_cq_poll_yields,
 	CQN_STAT_cq_poll_spin_raises,
 	CQN_STAT_cq_poll_host_windows,
 	CQN_STAT_cq_poll_host_busy,

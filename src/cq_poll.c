@@ -45,8 +45,12 @@
  * host shows as busy time the tick missed, in a stream too, where passes
  * always find work and neither steals nor rides say it. While the host
  * is busy every poll thread is held to the lowest CPU it may run on
- * (``cq_poll_host_holds``), where they all meet. poll_idle_us 0 spins
- * always. The thread runs
+ * (``cq_poll_host_holds``), where they all meet. A thread that may run
+ * on one CPU alone (held, or bound by poll_cpu) and finds its CQ empty
+ * while another task waits for that CPU yields it at once
+ * (cqn_cq_poll_give_way(), ``cq_poll_yields``): two held peers pass each
+ * message on by a switch, not by a spin and a nap's event. poll_idle_us 0
+ * spins always and never yields. The thread runs
  * at nice 19 unless poll_priority is normal: the tasks it would otherwise
  * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
  * first.
@@ -58,6 +62,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
+#include <linux/sched/stat.h>
 
 #include "cq.h"
 
@@ -67,6 +72,9 @@
 
 /* Completions the poll thread handles between two cond_resched() calls. */
 #define CQN_POLL_BUDGET		64
+
+/* Another poll thread passed its loop on this CPU so lately: it shares it. */
+#define CQN_POLL_TURN_NS	(50 * NSEC_PER_MSEC)
 
 /*
  * Before a nap: let the work item process the CQ, and arm it. False when
@@ -254,6 +262,72 @@ static void cqn_cq_poll_follow(struct cqn_cq *c, int *held, u64 *since, bool bus
 	mutex_unlock(&c->poll_cpus_lock);
 }
 
+/*
+ * The poll threads that run on each CPU alone: which one last passed its
+ * loop there and when, and when another one last did before it.
+ */
+struct cqn_poll_turn {
+	const struct task_struct *who;
+	u64 at;
+	u64 other_at;
+};
+
+static DEFINE_PER_CPU(struct cqn_poll_turn, cqn_poll_turns);
+
+/*
+ * A pass of a thread that may run on one CPU alone (held there, or bound
+ * by poll_cpu): mark the CPU as polled by it at @now. True when another
+ * such thread passed its loop there within CQN_POLL_TURN_NS: the two
+ * share the CPU (a held pair on a busy host, or two ends bound to one
+ * CPU), and the other one may be waiting for it.
+ */
+static bool cqn_poll_turn_shared(u64 now)
+{
+	/*
+	 * Raw: the caller may run on this CPU alone, and a live poll_cpu
+	 * that moves it meanwhile only blurs one mark of a heuristic.
+	 */
+	struct cqn_poll_turn *t = raw_cpu_ptr(&cqn_poll_turns);
+
+	if (t->who != current) {
+		t->other_at = t->at;
+		t->who = current;
+	}
+	t->at = now;
+	return now - t->other_at < CQN_POLL_TURN_NS;
+}
+
+/*
+ * The CQ is empty, the thread would spin on, and it shares its CPU with
+ * another poll thread (cqn_poll_turn_shared()): if a task waits for the
+ * CPU, most likely that thread with a message for the peer, let it run
+ * now instead of after this thread's spin. yield() and not
+ * cond_resched(): the waiting thread is not preempting this one, so
+ * nothing has set need_resched, and two threads at one nice value would
+ * otherwise take turns a scheduler slice (ms) at a time, each spinning out
+ * its poll_idle_us before a nap handed the message to its event. A thread
+ * alone beside some other task (a CPU-bound program) does not yield:
+ * that task would keep the CPU for its slice while a message waits, where
+ * a nap's event can carry the message elsewhere (cq_poll_rides). Not a
+ * progress guarantee: the scheduler keeps this thread when the other's
+ * virtual runtime is far ahead; the caller then naps at once, the CQ
+ * armed, which hands the CPU over for sure.
+ * Return: 1 another task ran (``cq_poll_yields``), 0 none waits, -1 one
+ * waits and the scheduler kept this thread (nap now).
+ */
+static int cqn_cq_poll_give_way(struct cqn_cq *c)
+{
+	unsigned long switches = current->nvcsw + current->nivcsw;
+
+	if (single_task_running())
+		return 0;
+	yield();
+	if (current->nvcsw + current->nivcsw == switches)
+		return -1;
+	cqn_stat_inc(c->stats, CQN_STAT_cq_poll_yields);
+	return 1;
+}
+
 static int cqn_cq_poll_thread(void *arg)
 {
 	struct cqn_cq *c = arg;
@@ -263,9 +337,9 @@ static int cqn_cq_poll_thread(void *arg)
 	struct cqn_poll_pass pass = {};
 	struct cqn_poll_rates rates = {};
 	struct cqn_poll_host_view host;
-	u32 nap = 0, held = 0, spin = 0, idle_us;
-	int n, follow = -1;
-	bool rode, first, preempted, for_host;
+	u32 nap = 0, held = 0, spin = 0, idle_us, spin_us;
+	int n, way, follow = -1;
+	bool rode, first, preempted, for_host, shared;
 	u64 hit;
 
 	cqn_poll_host_join(c, &host, idle_since);
@@ -287,9 +361,26 @@ static int cqn_cq_poll_thread(void *arg)
 		}
 		idle_us = READ_ONCE(c->params.poll_idle_us);
 		first = !nap;
-		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since,
-						cqn_poll_spin_now(spin, idle_us),
+		spin_us = cqn_poll_spin_now(spin, idle_us);
+		nap = n ? 0 : cqn_poll_nap_next(nap, now - idle_since, spin_us,
 						now < stolen_until);
+		/*
+		 * Within its spin, a steal's nap or not: a poll thread that
+		 * shares the CPU goes first (an idle pair still naps).
+		 */
+		shared = current->nr_cpus_allowed == 1 && cqn_poll_turn_shared(now);
+		way = !shared || n || !idle_us ||
+		      cqn_poll_nap_next(nap, now - idle_since, spin_us, false) ?
+		      0 : cqn_cq_poll_give_way(c);
+		if (way > 0) {
+			nap = 0;
+			pass.empty = true;
+			if (follow >= 0 || for_host)
+				cqn_cq_poll_follow(c, &follow, &follow_since, false, for_host, now);
+			continue;
+		}
+		if (way < 0)
+			nap = CQN_POLL_NAP_MIN_US;
 		if (!nap) {
 			pass.empty = !n;
 			if (follow >= 0 || for_host)

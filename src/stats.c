@@ -58,6 +58,7 @@ const char *const cqn_stat_names[] = {
 	[CQN_STAT_cq_poll_steals] = "cq_poll_steals",
 	[CQN_STAT_cq_poll_rides] = "cq_poll_rides",
 	[CQN_STAT_cq_poll_follows] = "cq_poll_follows",
+	[CQN_STAT_cq_poll_yields] = "cq_poll_yields",
 	[CQN_STAT_cq_poll_spin_raises] = "cq_poll_spin_raises",
 	[CQN_STAT_cq_poll_host_windows] = "cq_poll_host_windows",
 	[CQN_STAT_cq_poll_host_busy] = "cq_poll_host_busy",

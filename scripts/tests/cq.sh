@@ -22,6 +22,7 @@ ALL_TESTS="
 	poll_follows_its_events
 	poll_cpu_outlasts_holds
 	poll_judges_host_by_ticks
+	poll_threads_on_one_cpu_take_turns
 	adaptive_closes_for_busy_host
 	adaptive_rides_faster_events
 	solicited_only_traffic
@@ -1078,6 +1079,47 @@ poll_judges_host_by_ticks()
 			{ [ "${w0[$ep]}" -gt 0 ] && [ $((b0[$ep] * 4)) -ge "${w0[$ep]}" ]; } ||
 			{ fail "$ep's thread still held $i looks after the stall, though it judged $((w0[$ep] - b0[$ep])) of ${w0[$ep]} windows quiet"; return 1; }
 	done
+	stop_endless_clean "" || return 1
+	ep_remove cli srv
+}
+
+# Two poll threads confined to one CPU take turns there (cq_poll_yields):
+# a thread that may run on one CPU alone (held there on a busy host, or
+# bound by poll_cpu) and finds its CQ empty while another task waits for
+# that CPU (the peer's thread, the provider's work) yields it at once, so
+# the pair passes each message on by a switch instead of a spin of
+# poll_idle_us and a nap whose event hands the message over. Both ends
+# poll a pingpong bound to the last CPU by poll_cpu, poll_idle_us 1000
+# (without the yield each thread would spin a millisecond before every
+# nap). Over 3 s each thread must have yielded, the pingpong moved, and
+# the naps' events handed over fewer than one message in four (both ends
+# together). Nothing is lost.
+poll_threads_on_one_cpu_take_turns()
+{
+	local rc=0 line= ep msgs=0 carried=0 last=$(($(nproc) - 1))
+	local -A yl rx
+
+	setup || return 1
+	start_server cq_mode=poll poll_idle_us=1000 poll_cpu=$last || return 1
+	endless_client cli cq_mode=poll poll_idle_us=1000 poll_cpu=$last workload=pingpong \
+		queue_depth=1 msg_size=64 || return 1
+	wait_stat 60 cli msgs_verified -gt 20 || return 1
+	stats_snap cli msgs_received cq_poll_yields cq_nap_wakeups &&
+		stats_snap srv msgs_received cq_poll_yields cq_nap_wakeups || return 1
+	pause 3
+	for ep in cli srv; do
+		stats_since $ep || return 1
+		rx[$ep]=${D[0]} yl[$ep]=${D[1]}
+		msgs=$((msgs + D[0])) carried=$((carried + D[2]))
+		line+=" $ep: ${D[1]} yields, ${D[2]} nap wakeups for ${D[0]} messages;"
+	done
+	echo "figure: both threads bound to CPU $last, 3 s:$line"
+	[ "${rx[cli]}" -gt 0 ] && [ "${rx[srv]}" -gt 0 ] ||
+		{ fail "bound to one CPU, the pingpong stopped:$line"; return 1; }
+	[ "${yl[cli]}" -gt 0 ] && [ "${yl[srv]}" -gt 0 ] ||
+		{ fail "bound to one CPU, a thread never gave way:$line"; return 1; }
+	[ $((carried * 4)) -lt "$msgs" ] ||
+		{ fail "bound to one CPU, the naps' events carried $carried of $msgs messages:$line"; return 1; }
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
 }
