@@ -67,10 +67,10 @@
  *	host's exchange keeps to one vCPU. So does a host that the guest's
  *	missed ticks show busy (``cq_poll_host_busy``): the thread is held
  *	to the lowest CPU while it lasts (``cq_poll_host_holds``). Held
- *	there or bound by ``poll_cpu``, a thread whose CQ is empty yields
- *	its CPU to a task waiting for it (``cq_poll_yields``), so two peers
- *	on one vCPU pass messages on by a switch, and naps at once if the
- *	scheduler keeps it.
+ *	there or bound by ``poll_cpu`` beside another such poll thread, a
+ *	thread whose CQ is empty yields its CPU to a task waiting for it
+ *	(``cq_poll_yields``), so two peers on one vCPU pass messages on by a
+ *	switch, and naps at once if the scheduler keeps it.
  *	0 spins always, never arms and never yields.
  *	The thread runs at nice 19 (``poll_priority`` ``low``, the
  *	default): every other task of its CPU, the connection manager's and

@@ -46,11 +46,12 @@
  * always find work and neither steals nor rides say it. While the host
  * is busy every poll thread is held to the lowest CPU it may run on
  * (``cq_poll_host_holds``), where they all meet. A thread that may run
- * on one CPU alone (held, or bound by poll_cpu) and finds its CQ empty
- * while another task waits for that CPU yields it at once
- * (cqn_cq_poll_give_way(), ``cq_poll_yields``): two held peers pass each
- * message on by a switch, not by a spin and a nap's event. poll_idle_us 0
- * spins always and never yields. The thread runs
+ * on one CPU alone (held, or bound by poll_cpu), shares it with another
+ * such poll thread (cqn_poll_turn_shared()) and finds its CQ empty while
+ * a task waits for that CPU yields it at once (cqn_cq_poll_give_way(),
+ * ``cq_poll_yields``): two held peers pass each message on by a switch,
+ * not by a spin and a nap's event. poll_idle_us 0 spins always and never
+ * yields. The thread runs
  * at nice 19 unless poll_priority is normal: the tasks it would otherwise
  * share its CPU with (the connection manager's work, rxe's, ksoftirqd) run
  * first.
@@ -372,15 +373,8 @@ static int cqn_cq_poll_thread(void *arg)
 		way = !shared || n || !idle_us ||
 		      cqn_poll_nap_next(nap, now - idle_since, spin_us, false) ?
 		      0 : cqn_cq_poll_give_way(c);
-		if (way > 0) {
-			nap = 0;
-			pass.empty = true;
-			if (follow >= 0 || for_host)
-				cqn_cq_poll_follow(c, &follow, &follow_since, false, for_host, now);
-			continue;
-		}
-		if (way < 0)
-			nap = CQN_POLL_NAP_MIN_US;
+		if (way)
+			nap = way > 0 ? 0 : CQN_POLL_NAP_MIN_US;
 		if (!nap) {
 			pass.empty = !n;
 			if (follow >= 0 || for_host)
