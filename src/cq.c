@@ -29,7 +29,12 @@
  *	hard IRQ on hardware), so it only counts the event and queues a work
  *	item: it never polls or arms the CQ. The work item polls in batches of 16 with a budget
  *	of 256 completions; when the CQ is empty it re-arms with
- *	``IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS``.
+ *	``IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS``. It hands a
+ *	wakeup's batch over with bottom halves disabled
+ *	(cqn_cq_process_bh()), so the softirqs its handlers' posts raise (on
+ *	6.1's rxe a tasklet and a receive a packet) run once, at the batch's
+ *	end, as in the softirq modes (``cq_softirq_runs``): 1.2x the
+ *	messages per CPU-second in a stream (Documentation/benchmarks.rst).
  *
  *	The arm/poll race: a completion that lands after the last poll found
  *	the CQ empty but before the arm takes effect raises no event, because

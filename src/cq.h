@@ -113,6 +113,10 @@ struct cqn_cq;
  * @work: poll mode: what the work item does (its naps' events)
  * @events: the mode arms the CQ and sleeps: software moderation, the
  *	guards and teardown's timer drain apply
+ * @batch_bh: a wakeup in process context hands its batch over with
+ *	bottom halves disabled (cqn_cq_process_bh()): event mode. Not
+ *	adaptive mode, whose windows then caught almost no completion
+ *	(Documentation/benchmarks.rst)
  * @core: the RDMA core polls the CQ (ib_alloc_cq())
  *
  * Chosen once when the engine is created, and again on a live switch while
@@ -128,6 +132,7 @@ struct cqn_cq_mode_ops {
 	void (*kick)(struct cqn_cq *c);
 	void (*work)(struct cqn_cq *c);
 	bool events;
+	bool batch_bh;
 	bool core;
 };
 
@@ -447,6 +452,7 @@ static inline void cqn_cq_kick(struct cqn_cq *c)
 /* src/cq_process.c */
 void cqn_cq_hand_over(struct cqn_cq *c, struct ib_cq *cq, struct ib_wc *wcs, int n);
 int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event);
+int cqn_cq_process_bh(struct cqn_cq *c, int budget, bool from_event);
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep);
 int cqn_cq_arm(struct cqn_cq *c);
 

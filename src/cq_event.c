@@ -162,7 +162,10 @@ enum cqn_cq_next cqn_cq_wakeup(struct cqn_cq *c, int budget)
 	}
 	if (from_event && cqn_cq_moder_hold(c))
 		return CQN_NEXT_SLEEP;
-	done = cqn_cq_process(c, budget, from_event);
+	if (c->mode_ops->batch_bh && in_task())
+		done = cqn_cq_process_bh(c, budget, from_event);
+	else
+		done = cqn_cq_process(c, budget, from_event);
 	WRITE_ONCE(c->busy, cqn_share_busy(c->busy, done, from_event));
 	if (!done && from_event)
 		cqn_stat_inc(c->stats, CQN_STAT_cq_spurious_events);
@@ -237,6 +240,7 @@ const struct cqn_cq_mode_ops cqn_cq_event_ops = {
 	.free = cqn_cq_own_free,
 	.run = cqn_cq_event_run,
 	.events = true,
+	.batch_bh = true,
 };
 
 /**

@@ -2,8 +2,9 @@
 /*
  * The CQ engine's processing core, the same for every own mode: take
  * completions in batches (staged ones first), hand each to wr_cqe->done()
- * within a budget, busy-poll in bottom-half-disabled sections, and arm the
- * CQ with the missed-events report.
+ * within a budget, in bottom-half-disabled sections from process context
+ * (busy polls, event mode's wakeups), and arm the CQ with the
+ * missed-events report.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,38 +111,62 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 }
 
 /**
+ * cqn_cq_process_bh() - cqn_cq_process() with bottom halves disabled
+ * @c: the engine
+ * @budget: the most completions to hand over
+ * @from_event: an event started the wakeup (for the trace event)
+ *
+ * The handlers post the next sends and receives, and the provider's work
+ * for them is softirq work on 6.1's rxe (tasklets, and the network's
+ * receive behind them). With bottom halves enabled, every
+ * spin_unlock_bh() in a handler runs what its post raised at once: a
+ * tasklet and a receive a packet. Disabled, enabling them again runs the
+ * softirqs raised meanwhile on this CPU once, for the whole batch, as
+ * napi_busy_loop() and the softirq modes do (``cq_softirq_runs``). The
+ * section is as long as @budget completions' handling.
+ *
+ * Context: process context, the one context that processes the CQ.
+ * Return: completions handed over.
+ */
+int cqn_cq_process_bh(struct cqn_cq *c, int budget, bool from_event)
+{
+	bool pending;
+	int n;
+
+	local_bh_disable();
+	n = cqn_cq_process(c, budget, from_event);
+	pending = local_softirq_pending();
+	local_bh_enable();
+	if (pending)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
+	return n;
+}
+
+/**
  * cqn_cq_busy_poll() - one poll of a busy-polling loop that lets softirqs run
  * @c: the engine
  * @budget: the most completions to hand over
  * @may_sleep: the poll thread's loop: yield to ksoftirqd (see below)
  *
  * As napi_busy_loop() does, the poll runs with bottom halves disabled and
- * enabling them again runs the softirqs raised meanwhile on this CPU: a
- * poller that spins in process context would otherwise hold back the very
- * completions it waits for (6.1's rxe posts them from tasklets) until the
- * next interrupt (``cq_softirq_runs``). Softirqs still pending after that
- * were handed to ksoftirqd (a busy CPU): the poll thread, which never
- * sleeps otherwise, then sleeps for a few microseconds so that it runs, and
- * a loaded host slows polling down instead of starving the provider
- * (``cq_softirq_yields``). Adaptive mode's window does not: a sleep would
- * outlast its few microseconds, and the work item sleeps when the window
- * closes anyway.
+ * enabling them again runs the softirqs raised meanwhile on this CPU
+ * (cqn_cq_process_bh()): a poller that spins in process context would
+ * otherwise hold back the very completions it waits for (6.1's rxe posts
+ * them from tasklets) until the next interrupt. Softirqs still pending
+ * after that were handed to ksoftirqd (a busy CPU): the poll thread, which
+ * never sleeps otherwise, then sleeps for a few microseconds so that it
+ * runs, and a loaded host slows polling down instead of starving the
+ * provider (``cq_softirq_yields``). Adaptive mode's window does not: a
+ * sleep would outlast its few microseconds, and the work item sleeps when
+ * the window closes anyway.
  *
  * Context: process context, the one context that processes the CQ.
  * Return: completions handed over.
  */
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep)
 {
-	bool pending;
-	int n;
+	int n = cqn_cq_process_bh(c, budget, false);
 
-	local_bh_disable();
-	n = cqn_cq_process(c, budget, false);
-	pending = local_softirq_pending();
-	local_bh_enable();
-	if (!pending)
-		return n;
-	cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
 	if (may_sleep && local_softirq_pending()) {
 		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_yields);
 		usleep_range(CQN_SOFTIRQ_YIELD_US, 2 * CQN_SOFTIRQ_YIELD_US);
