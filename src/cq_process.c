@@ -110,6 +110,20 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
 	return done;
 }
 
+/* cqn_cq_process() with bottom halves disabled; *@ran: softirqs were pending at the enable. */
+static int cqn_cq_bh_section(struct cqn_cq *c, int budget, bool from_event, bool *ran)
+{
+	int n;
+
+	local_bh_disable();
+	n = cqn_cq_process(c, budget, from_event);
+	*ran = local_softirq_pending();
+	local_bh_enable();
+	if (*ran)
+		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
+	return n;
+}
+
 /**
  * cqn_cq_process_bh() - cqn_cq_process() with bottom halves disabled
  * @c: the engine
@@ -130,16 +144,9 @@ int cqn_cq_process(struct cqn_cq *c, int budget, bool from_event)
  */
 int cqn_cq_process_bh(struct cqn_cq *c, int budget, bool from_event)
 {
-	bool pending;
-	int n;
+	bool ran;
 
-	local_bh_disable();
-	n = cqn_cq_process(c, budget, from_event);
-	pending = local_softirq_pending();
-	local_bh_enable();
-	if (pending)
-		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_runs);
-	return n;
+	return cqn_cq_bh_section(c, budget, from_event, &ran);
 }
 
 /**
@@ -165,9 +172,10 @@ int cqn_cq_process_bh(struct cqn_cq *c, int budget, bool from_event)
  */
 int cqn_cq_busy_poll(struct cqn_cq *c, int budget, bool may_sleep)
 {
-	int n = cqn_cq_process_bh(c, budget, false);
+	bool ran;
+	int n = cqn_cq_bh_section(c, budget, false, &ran);
 
-	if (may_sleep && local_softirq_pending()) {
+	if (ran && may_sleep && local_softirq_pending()) {
 		cqn_stat_inc(c->stats, CQN_STAT_cq_softirq_yields);
 		usleep_range(CQN_SOFTIRQ_YIELD_US, 2 * CQN_SOFTIRQ_YIELD_US);
 	}
