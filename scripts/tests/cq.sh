@@ -316,7 +316,8 @@ live_traffic()
 			$((STATS[cq_arms] - arms[$ep])) $((STATS[cq_poll_naps] - naps[$ep])) \
 			$((STATS[cq_nap_wakeups] - nw[$ep])) 1 || return 1 ;;
 		event|irqpoll) [ "${STATS[cq_events]}" -gt "${ev[$ep]}" ] ||
-			{ [ "${count[$ep]}${period[$ep]}" != 00 ] && [ "${STATS[cq_wakeups]}" -gt "${wk[$ep]}" ]; } ||
+			{ { [ "${count[$ep]}" != 0 ] || [ "${period[$ep]}" != 0 ]; } &&
+			  [ "${STATS[cq_wakeups]}" -gt "${wk[$ep]}" ]; } ||
 			{ fail "$ep took no CQ event in $m mode over 50 echoes (cq_count ${count[$ep]} cq_period ${period[$ep]}, $((STATS[cq_wakeups] - wk[$ep])) wakeups)"; return 1; } ;;
 		esac
 		[ "$m" = poll ] || expect_eq "${STATS[cq_poll_naps]}" "${naps[$ep]}" \
@@ -1571,9 +1572,9 @@ tasklet_runs()
 # (make bench, 2026-12-07: 2.03; batched 0.06). The test wants fewer than
 # one run for two messages and softirq runs counted on both ends
 # (cq_softirq_runs), in 3 s of such a stream with nothing lost (up to 64
-# in flight at the stop). 6.12's rxe
-# posts from work items, not softirqs: there the figures are printed and
-# only nothing lost is required.
+# in flight at the stop). 6.12's rxe posts from work items, not
+# softirqs: there the figures are printed and only nothing lost is
+# required.
 event_wakeup_batches_softirqs()
 {
 	local ep t0 m0 runs msgs secs=3 line=
