@@ -1102,13 +1102,13 @@ poll_judges_host_by_ticks()
 # (without the yield each thread would spin a millisecond before every
 # nap). Over 3 s each thread must have yielded at least once for every
 # four messages it received, the pingpong moved, and the naps' events
-# handed over fewer than three messages in four (both ends together).
+# handed over fewer than nine messages in ten (both ends together).
 # Without the yield they carry every message (0.98-1.00 nap wakeups a
 # message in four runs of the planted bugs); with it 0.003 on stock 6.1
-# quiet, 0.19 on the debug kernel and 0.54 on stock 6.12 in make check
-# beside the other lane (2026-12-07: a scheduler that keeps the thread,
-# or a host that takes the vCPU, still ends a spin in a nap), so the
-# line is three in four, not one. Nothing is lost.
+# quiet, 0.19 on the debug kernel, 0.54 and 0.80 on stock 6.12 in make
+# check beside the other lane (2026-12-07: a scheduler that keeps the
+# thread, or a host that takes the vCPU, still ends a spin in a nap),
+# so the line is nine in ten, not one. Nothing is lost.
 poll_threads_on_one_cpu_take_turns()
 {
 	local rc=0 line= ep msgs=0 carried=0 last=$(($(nproc) - 1))
@@ -1133,7 +1133,7 @@ poll_threads_on_one_cpu_take_turns()
 		{ fail "bound to one CPU, the pingpong stopped:$line"; return 1; }
 	[ $((yl[cli] * 4)) -ge "${rx[cli]}" ] && [ $((yl[srv] * 4)) -ge "${rx[srv]}" ] ||
 		{ fail "bound to one CPU, a thread gave way for fewer than one message in four:$line"; return 1; }
-	[ $((carried * 4)) -lt $((msgs * 3)) ] ||
+	[ $((carried * 10)) -lt $((msgs * 9)) ] ||
 		{ fail "bound to one CPU, the naps' events carried $carried of $msgs messages:$line"; return 1; }
 	stop_endless_clean "" || return 1
 	ep_remove cli srv
