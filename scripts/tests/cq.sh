@@ -282,16 +282,16 @@ live_change()
 
 # live_traffic EP...: after a change, the stream moves on (50 more echoes,
 # twice), and over the second stretch each EP's counters show its cq_mode
-# (the caller's mode and wmax arrays): poll arms its CQ only to nap and
-# takes events only from those arms (poll_arms_naps), event takes some
-# (under software moderation, cq_count or cq_period set, it may take none
-# while each wakeup's end finds the count reached and starts the next,
-# the CQ never armed: since event mode's batches, whose softirqs run
-# after the batch, a stream of 16 with cq_count 8 or 16 on stock 6.1 did
-# so for 50 echoes in most runs; then its wakeups must move),
-# and only adaptive mode with a poll_window_max_us above 0 polls a
-# window. The first stretch lets what the change left behind settle (the
-# last event of a CQ armed before, a window closing).
+# (the caller's mode, wmax, count and period arrays): poll arms its CQ
+# only to nap and takes events only from those arms (poll_arms_naps),
+# event takes some (under software moderation, cq_count or cq_period
+# set, it may take none while each wakeup's end finds the count reached
+# and starts the next, the CQ never armed: since event mode's batches,
+# whose softirqs run after the batch, a stream of 16 with cq_count 8 or
+# 16 on stock 6.1 did so for 50 echoes in most runs; then its wakeups
+# must move), and only adaptive mode with a poll_window_max_us above 0
+# polls a window. The first stretch lets what the change left behind
+# settle (the last event of a CQ armed before, a window closing).
 live_traffic()
 {
 	local ep v m w
