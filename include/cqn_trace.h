@@ -140,7 +140,7 @@ TRACE_EVENT(cqn_rtt,
 			     __field(u64, seq)
 			     __field(u64, rtt_ns)),
 	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
-			   __entry->qpn = conn->qp->qp_num;
+			   __entry->qpn = conn->qpn;
 			   __entry->cq_id = conn->cq->cq->res.id;
 			   __entry->seq = seq;
 			   __entry->rtt_ns = rtt_ns;),
@@ -159,7 +159,7 @@ TRACE_EVENT(cqn_wc_error,
 			     __string(status_name, ib_wc_status_msg(wc->status))
 			     __field(u32, vendor_err)),
 	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
-			   __entry->qpn = conn->qp->qp_num;
+			   __entry->qpn = conn->qpn;
 			   __entry->cq_id = conn->cq->cq->res.id;
 			   cqn_assign_str(what, what);
 			   __entry->status = wc->status;
@@ -181,7 +181,7 @@ TRACE_EVENT(cqn_conn_state,
 			     __string(to, to)
 			     __string(reason, reason)),
 	    TP_fast_assign(cqn_assign_str(name, conn->cq->name);
-			   __entry->qpn = conn->qp->qp_num;
+			   __entry->qpn = conn->qpn;
 			   __entry->cq_id = conn->cq->cq->res.id;
 			   cqn_assign_str(from, from);
 			   cqn_assign_str(to, to);

@@ -170,6 +170,8 @@ struct cqn_role_ops;
  * @gone: on @cq's list of QPs whose completions may outlive them, from a
  *	short drain on a shared CQ until it leaves (cqn_ep_cq_going())
  * @qp: the RC QP (@cm_id->qp)
+ * @qpn: its number, kept for what runs after the QP is destroyed (tracepoints
+ *	of completions a shared CQ hands over after a short drain)
  * @msg_size: buffer size
  * @sbufs: send ring
  * @rbufs: receive ring
@@ -211,6 +213,7 @@ struct cqn_conn {
 	struct list_head cq_node;
 	struct cqn_cq_gone gone;
 	struct ib_qp *qp;
+	u32 qpn;
 	u32 msg_size;
 	struct cqn_buf *sbufs;
 	struct cqn_buf *rbufs;

@@ -97,8 +97,8 @@ struct cqn_clt_slot {
  *	established handler): the start of the run may make it send
  * @pace_timer: with a rate: sends the next message when it is due
  * @next_send_ns: with a rate: when the next message is due
- * @pace_off: teardown began (cqn_client_quiesce()): nothing more is sent,
- *	and the pace timer is not started again
+ * @pace_off: teardown began (cqn_client_quiesce()): nothing more is sent
+ *	or posted to receive, and the pace timer is not started again
  *
  * Everything but @pace_timer is protected by c.lock.
  */
@@ -388,7 +388,7 @@ static void cqn_client_take_echo(struct cqn_clt_conn *cc, struct cqn_buf *rb, u3
 		/* Every message sent is accounted for: nobody awaits this. */
 		v = CQN_MSG_STALE;
 	} else if (cfg->verify) {
-		ib_dma_sync_single_for_cpu(conn->cm_id->device, rb->dma, len, DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_cpu(conn->pd->device, rb->dma, len, DMA_FROM_DEVICE);
 		v = cqn_msg_verify(rb->data, len, conn->msg_size, cc->expected_seq, &seq,
 				   &send_ns);
 	}
@@ -430,6 +430,16 @@ static void cqn_client_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	cqn_client_take_echo(cc, rb, wc->byte_len, now);
+	/*
+	 * Teardown began: nothing more is sent, so no echo needs the buffer,
+	 * and the drain owns the ring. A repost could outlive the QP: after
+	 * a short drain a shared CQ hands this completion over once the QP
+	 * is destroyed (cqn_ep_cq_leave()).
+	 */
+	if (cc->pace_off) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
 	ret = cqn_conn_post_recv(conn, rb->idx);
 	if (!ret)
 		ret = cqn_client_advance(cc, &finished);
@@ -870,7 +880,7 @@ static bool cqn_client_busy(struct cqn_conn *conn)
 	return cqn_client_awaited(to_clt(conn));
 }
 
-/* Teardown: nothing more is sent, from the pace timer or from completions. */
+/* Teardown: nothing more is sent or reposted, from the pace timer or from completions. */
 static void cqn_client_quiesce(struct cqn_conn *conn)
 {
 	struct cqn_clt_conn *cc = to_clt(conn);

@@ -155,6 +155,7 @@ static noinline int cqn_conn_create_qp(struct cqn_conn *conn)
 	if (ret)
 		return ret;
 	conn->qp = conn->cm_id->qp;
+	conn->qpn = conn->qp->qp_num;
 	return 0;
 }
 

@@ -20,6 +20,7 @@ ALL_TESTS="
 	cq_overflow
 	cq_overflow_rebuilds
 	short_drain_counts_once
+	short_drain_client_reposts_nothing
 	rnr_retry_exceeded
 "
 # Rounds of the repeated tests: 10 link deletions and 20 enable toggles
@@ -410,6 +411,50 @@ short_drain_counts_once()
 		"srv: wr_completed + wc_lost = wr_posted" || return 1
 	echo "figure: 3 short drains, completions the flush took:$taken; server $(accounting srv), wr_completed ${STATS[wr_completed]}"
 	ep_remove cli1 cli2 srv
+}
+
+# The client's side of short_drain_counts_once: a client of two
+# connections on one CQ (cq_share=endpoint) streams; its teardown drains
+# end short (fault_drain_short on the client), so the echoes the first
+# QP to go received before its drain are handed over after that QP is
+# destroyed (cqn_ep_cq_leave(): "cli: connection N: drain ended short; M
+# completions taken"). Teardown began, the receive handler reposts none of
+# them: a repost would reach the destroyed QP (the debug kernel's KASAN,
+# or a fault on rxe's freed QP; seen on 2026-12-07 with rxe's lookups
+# slowed). Nor does the handler or a tracepoint read the destroyed QP or
+# rdma_cm id: cqn_rtt is traced throughout (the DMA sync took the device
+# from the freed id, the tracepoints the QP number from the freed QP).
+# Five rounds, each work request counted once.
+short_drain_client_reposts_nothing()
+{
+	local r v taken= mark re="cli: connection [0-9]+: drain ended short; [0-9]+ completions taken from its shared CQ"
+
+	robust_setup || return 1
+	start_server max_conns=4 || return 1
+	trace_arm cqn_rtt cqn_wc_error && trace_start || return 1
+	for r in 1 2 3 4 5; do
+		endless_client cli connections=2 cq_share=endpoint queue_depth=16 || return 1
+		wait_stat 60 cli msgs_verified -gt 100 || return 1
+		expect_match "$(<"$CQN_DFS/cli/cqs")" " qps 2 " "cli: both connections on one CQ" ||
+			return 1
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		mark=${#CQN_KLOG[@]}
+		expect_write "$CQN_DFS/cli/fault_drain_short" 1 || return 1
+		ep_enable cli 0 && check_stopped cli || return 1
+		cqn_klog_read || { fail "dmesg"; return 1; }
+		cqn_klog_match "$mark" "$re"
+		[ "$KLOG_NMATCH" = 1 ] ||
+			{ fail "round $r: $KLOG_NMATCH short drains of a client connection leaving its shared CQ, not 1 ('$re')"; return 1; }
+		v=${KLOG_MATCHES##*drain ended short; }
+		taken+=" ${v%% *}"
+		check_accounted cli || return 1
+		expect_eq "$((STATS[wr_completed] + STATS[wc_lost]))" "${STATS[wr_posted]}" \
+			"cli: wr_completed + wc_lost = wr_posted" || return 1
+		ep_remove cli
+	done
+	trace_disarm
+	echo "figure: 5 short client drains, completions the flush took:$taken"
+	ep_remove srv
 }
 
 # The server stops reposting receives (fault_stop_replenish) and advertises
